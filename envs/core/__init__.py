@@ -1,0 +1,5 @@
+"""Machinery shared by every climbrl game: bit helpers, action catalogs, observation layouts,
+deal codes and the PettingZoo adapter. Nothing here knows the rules of a particular game.
+
+Only :mod:`envs.core.aec` imports PettingZoo; the rest is safe for the pure engines.
+"""

@@ -1,0 +1,194 @@
+"""A thin PettingZoo AEC adapter over any climbrl engine (see :mod:`envs.core.game`).
+
+The adapter owns the PettingZoo bookkeeping (agents, spaces, rewards, terminations) and
+nothing of the rules. An illegal action gets PettingZoo's standard treatment (the one of
+``TerminateIllegalWrapper``: the game ends, the offender gets ``illegal_reward``, the others 0)
+plus a warning that names the move in card text; it is done here rather than by stacking the
+wrapper so that a step costs one call.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import EzPickle
+from pettingzoo import AECEnv
+
+from .game import Game, State
+
+
+class IllegalMoveWarning(UserWarning):
+    """Warned when an agent plays an action its mask forbids."""
+
+
+class CardGameEnv(AECEnv, EzPickle):
+    """AEC environment over a climbrl ``Game``. Subclasses set ``metadata`` and build the game."""
+
+    metadata: dict[str, Any] = {"render_modes": ["ansi", "human"], "is_parallelizable": False}
+
+    def __init__(
+        self,
+        game: Game,
+        render_mode: str | None = None,
+        illegal_reward: float = -1.0,
+        ezpickle_kwargs: dict[str, Any] | None = None,
+    ):
+        EzPickle.__init__(self, **(ezpickle_kwargs or {}))
+        super().__init__()
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(
+                f"render_mode {render_mode!r} is not one of {self.metadata['render_modes']}"
+            )
+        self.game = game
+        self.render_mode = render_mode
+        self.illegal_reward = float(illegal_reward)
+        self.possible_agents = [f"player_{i}" for i in range(game.num_players)]
+        self.agents = self.possible_agents[:]
+        self._seat = {a: i for i, a in enumerate(self.possible_agents)}
+        low, high = game.layout.low_high()
+        obs_space = spaces.Dict(
+            {
+                "observation": spaces.Box(low, high, dtype=np.float32),
+                "action_mask": spaces.Box(0, 1, (game.num_actions,), dtype=np.int8),
+            }
+        )
+        act_space = spaces.Discrete(game.num_actions)
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: act_space for a in self.possible_agents}
+        self._rng = np.random.default_rng()
+        self.state: State | None = None
+        self._legal: set[int] | None = None
+
+    # -- PettingZoo API ------------------------------------------------------------------
+
+    def observation_space(self, agent):
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent):
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+        self.state = self.game.new_state(self._rng, options)
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self._refresh_infos()
+        self._legal = None
+        self._rewarded = False
+        self.agent_selection = self.possible_agents[self.state.current_player]
+        if self.render_mode == "human":
+            self.render()
+
+    def observe(self, agent):
+        state = self.state
+        seat = self._seat[agent]
+        mask = np.zeros(self.game.num_actions, np.int8)
+        if seat == state.current_player and not state.terminal:
+            mask[state.legal_actions()] = 1
+        return {"observation": self.game.observe(state, seat), "action_mask": mask}
+
+    def step(self, action) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        state = self.state
+        self._cumulative_rewards[agent] = 0.0
+        if self._rewarded:
+            self._clear_rewards()
+            self._rewarded = False
+        legal = state.legal_actions()
+        action = int(action)
+        if action not in legal:
+            self._illegal(agent, action)
+            return
+        rewards = state.apply(action)
+        if rewards is not None:
+            for name, r in zip(self.possible_agents, rewards):
+                if name in self.rewards:
+                    self.rewards[name] = float(r)
+            self._rewarded = True
+            self._accumulate_rewards()
+            self._refresh_infos()
+        if state.terminal:
+            self.terminations = dict.fromkeys(self.agents, True)
+        else:
+            self.agent_selection = self.possible_agents[state.current_player]
+        if self.render_mode == "human":
+            self.render()
+
+    def render(self):
+        if self.render_mode is None:
+            warnings.warn("render() called without a render_mode", stacklevel=2)
+            return None
+        text = self.game.render(self.state)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
+
+    # -- conveniences on the live env ----------------------------------------------------
+
+    @property
+    def deal_code(self) -> str:
+        """The code of the current deal: ``reset(options={"deal": code})`` replays it."""
+        return self.state.deal_code
+
+    def view(self, seat: int | str) -> dict[str, Any]:
+        """The structured view of what ``seat`` (index or agent name) may see."""
+        return self.state.view(self._seat_index(seat))
+
+    def action_to_str(self, action: int) -> str:
+        return self.game.action_to_str(int(action))
+
+    def action_from_str(self, text: str) -> int:
+        return self.game.action_from_str(text, self.state)
+
+    def legal_actions(self) -> list[int]:
+        """Legal action ids for the agent to move."""
+        return [] if self.state.terminal else self.state.legal_actions()
+
+    # -- internals ------------------------------------------------------------------------
+
+    def _seat_index(self, seat: int | str) -> int:
+        if isinstance(seat, str):
+            if seat not in self._seat:
+                raise ValueError(f"unknown agent {seat!r}; agents are {self.possible_agents}")
+            return self._seat[seat]
+        if not 0 <= int(seat) < self.game.num_players:
+            raise ValueError(f"seat {seat} is outside 0..{self.game.num_players - 1}")
+        return int(seat)
+
+    def _refresh_infos(self) -> None:
+        self.infos = {
+            a: self.game.info(self.state, self._seat[a]) for a in self.agents
+        }
+
+    def _illegal(self, agent: str, action: int) -> None:
+        try:
+            move = self.game.action_to_str(action)
+        except ValueError:
+            move = f"id {action} (not in the catalog)"
+        warnings.warn(
+            f"{agent} made the illegal move {move!r}; the game ends with {agent} losing "
+            f"({self.illegal_reward:g}), as PettingZoo's TerminateIllegalWrapper does",
+            IllegalMoveWarning,
+            stacklevel=3,
+        )
+        self.terminations = dict.fromkeys(self.agents, True)
+        self.truncations = dict.fromkeys(self.agents, True)
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self.rewards[agent] = self.illegal_reward
+        self._rewarded = True
+        self._accumulate_rewards()
+        self._deads_step_first()
