@@ -1,0 +1,831 @@
+"""The Daifugo / President engine: pure Python, cards as bitmasks, moves as catalog ids.
+
+:class:`DaifugoGame` holds the fixed facts of one :class:`~envs.daifugo.rules.Rules` (catalog,
+observation layout, deal-code tag) and makes :class:`DaifugoState` objects. A state is one
+position of a match; ``legal_actions()`` lists catalog ids, ``apply(id)`` plays one for the
+seat to move, ``clone()`` copies it cheaply for search. The rulings followed are those of
+``../shared/RULES.md``; the comments name the rule each branch implements.
+
+Turn flow. A match is ``rules.rounds`` rounds. A round starts with the deal; from round 2 the
+lower places give their strongest cards automatically and the higher places choose cards to
+give back one at a time (phase ``exchange``); then tricks are played (phase ``play``). Seats
+that have finished, or that passed under strict passing, are skipped: they have no decision.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ..core import dealcode
+from ..core.bits import iter_bits, lowest_bits
+from ..core.game import IllegalActionError
+from .cards import (
+    CARDS_PER_DECK,
+    JOKER_RANK,
+    NUM_RANKS,
+    NUM_SUITS,
+    RANK_2,
+    RANK_3,
+    RANK_8,
+    RANK_J,
+    SUIT_DIAMONDS,
+    SUIT_NIBBLE,
+    SUIT_SPADES,
+    SUITS,
+    card_index,
+)
+from .catalog import GIVE, RUN, SET, SINGLE, Catalog
+from .rules import REVOLUTION_SIZE, Rules
+
+PHASE_EXCHANGE, PHASE_PLAY, PHASE_OVER = range(3)
+PHASE_NAMES = ("exchange", "play", "over")
+REWARD_MODES = ("centered", "raw")
+SEED_LIMIT = 1 << dealcode.SEED_BITS
+BYTE = 8
+BYTE_VALUES = 1 << BYTE
+
+
+class DaifugoGame:
+    """Fixed facts of one rules config. ``reward``: ``"centered"`` round points minus the mean
+    of the round (each round sums to zero) or ``"raw"`` points."""
+
+    version = 0
+
+    def __init__(self, rules: Rules | None = None, reward: str = "centered"):
+        from .observation import build_layout  # local: observation imports this module
+
+        self.rules = rules = rules or Rules.preset("daifugo")
+        if reward not in REWARD_MODES:
+            raise ValueError(f"reward must be one of {REWARD_MODES}, got {reward!r}")
+        self.reward_mode = reward
+        self.name = rules.preset_name
+        self.catalog = cat = Catalog(rules)
+        self.deck = deck = cat.deck
+        self.num_players = rules.players
+        self.num_actions = cat.size
+        self.layout = build_layout(self)
+        self.tag = f"{rules.players}P{rules.decks}D{rules.jokers}J"
+        per_round = deck.size * rules.players + sum(rules.exchange)
+        self.max_game_length = per_round * rules.rounds
+        mean = sum(rules.points) / rules.players
+        self.round_rewards = tuple(
+            (p - mean if reward == "centered" else float(p)) for p in rules.points
+        )
+        # stronger[rev][p]: ranks that beat rank p in that order; with_equal adds p itself
+        self.stronger = tuple(
+            tuple(
+                tuple(r for r in range(NUM_RANKS) if (r < p if rev else r > p))
+                + ((p,) if equal else ())
+                for p in range(NUM_RANKS)
+            )
+            for rev in (False, True)
+            for equal in (False, True)
+        )
+        self.spade_three = cat.single_id[RANK_3][SUIT_SPADES]
+        self.diamond_three_bit = 1 << card_index(RANK_3, SUIT_DIAMONDS)
+        # strength for the exchange: normal order, jokers on top, spade > heart > diamond > club
+        self.give_key = tuple(
+            (JOKER_RANK, 0, i)
+            if deck.is_joker(i)
+            else (deck.rank_suit(i)[0], NUM_SUITS - deck.rank_suit(i)[1], i)
+            for i in range(deck.size)
+        )
+        # suit_ranks tables: byte k of a 52-bit presence mask -> 4 packed 13-bit suit masks
+        self._transpose = [
+            [self._transpose_byte(k, b) for b in range(BYTE_VALUES)]
+            for k in range((CARDS_PER_DECK + BYTE - 1) // BYTE)
+        ]
+        self.suit_field = (1 << NUM_RANKS) - 1
+        self.real_ranks = tuple(self._real_ranks(a) for a in range(cat.size))
+
+    # -- tables --------------------------------------------------------------------------------
+
+    @staticmethod
+    def _transpose_byte(k: int, b: int) -> int:
+        out = 0
+        for bit in iter_bits(b):
+            idx = k * BYTE + bit
+            if idx < CARDS_PER_DECK:
+                rank, suit = divmod(idx, NUM_SUITS)
+                out |= 1 << (suit * NUM_RANKS + rank)
+        return out
+
+    def _real_ranks(self, a: int) -> int:
+        """13-bit mask of the ranks of real cards in move ``a``."""
+        cat = self.catalog
+        kind, low = cat.kind[a], cat.low[a]
+        if kind in (SINGLE, SET) and low < JOKER_RANK:
+            return 1 << low
+        if kind == RUN:
+            m = cat.moves[a]
+            return sum(1 << r for r in range(m.low, m.high + 1) if r not in m.joker_ranks)
+        return 0
+
+    def suit_ranks(self, presence: int) -> list[int]:
+        """The 13-bit rank mask of each suit in a 52-bit presence mask."""
+        packed = 0
+        for k, table in enumerate(self._transpose):
+            packed += table[(presence >> (k * BYTE)) & (BYTE_VALUES - 1)]
+        f = self.suit_field
+        return [(packed >> (s * NUM_RANKS)) & f for s in range(NUM_SUITS)]
+
+    # -- protocol ------------------------------------------------------------------------------
+
+    def config_dict(self) -> dict[str, Any]:
+        return {"rules": self.rules.to_dict(), "reward": self.reward_mode}
+
+    def new_state(self, rng: np.random.Generator, options: dict | None = None) -> DaifugoState:
+        """A new match. ``options``: ``{"deal": code}`` replays a deal; ``{"hands": [...],
+        "leader": seat, "seed": int}`` sets up a position (cards not named are out of play)."""
+        options = dict(options or {})
+        unknown = set(options) - {"deal", "hands", "leader", "seed"}
+        if unknown:
+            raise ValueError(
+                f"unknown reset option(s) {sorted(unknown)}; options are deal, hands, leader, seed"
+            )
+        if "deal" in options and "hands" in options:
+            raise ValueError("give either a deal code or hands, not both")
+        state = DaifugoState(self)
+        if "deal" in options:
+            deal = dealcode.decode(self.tag, options["deal"], self.deck.size, self.num_players)
+            hands = [0] * self.num_players
+            for card, owner in enumerate(deal.owners):
+                if owner < self.num_players:
+                    hands[owner] |= 1 << card
+            for seat, hand in enumerate(hands):
+                if not hand:
+                    raise ValueError(f"deal code {options['deal']!r} leaves seat {seat} no cards")
+            state._start_match(deal.seed, hands, deal.first_seat)
+        elif "hands" in options:
+            hands = self._parse_hands(options["hands"])
+            leader = options.get("leader")
+            if leader is None:
+                leader = self._first_leader(hands, 0)
+            elif not isinstance(leader, int) or not 0 <= leader < self.num_players:
+                raise ValueError(f"leader must be a seat 0..{self.num_players - 1}, got {leader!r}")
+            seed = options.get("seed")
+            seed = int(rng.integers(SEED_LIMIT, dtype=np.uint64)) if seed is None else int(seed)
+            state._start_match(seed, hands, leader)
+        else:
+            seed = options.get("seed")
+            seed = int(rng.integers(SEED_LIMIT, dtype=np.uint64)) if seed is None else int(seed)
+            if not 0 <= seed < SEED_LIMIT:
+                raise ValueError(f"seed must be in [0, 2**64), got {seed}")
+            hands, first = self.deal(seed, 0, None)
+            state._start_match(seed, hands, self._first_leader(hands, first))
+        return state
+
+    def _parse_hands(self, texts: Sequence[str]) -> list[int]:
+        if isinstance(texts, str) or len(texts) != self.num_players:
+            raise ValueError(
+                f"hands needs one string per seat ({self.num_players}), got {texts!r}"
+            )
+        taken = 0
+        hands = []
+        for seat, text in enumerate(texts):
+            try:
+                hand = self.deck.parse(text, taken)
+            except ValueError as err:
+                raise ValueError(f"hand of seat {seat}: {err}") from None
+            if not hand:
+                raise ValueError(f"hand of seat {seat} is empty")
+            taken |= hand
+            hands.append(hand)
+        return hands
+
+    def deal(self, seed: int, round_index: int, after_seat: int | None) -> tuple[list[int], int]:
+        """Shuffle and deal round ``round_index`` of the match ``seed``: one card at a time,
+        starting at a seat drawn by the RNG, or the seat after ``after_seat`` when given.
+        Returns the hands and the first seat dealt."""
+        rng = np.random.default_rng([seed, round_index])
+        order = rng.permutation(self.deck.size)
+        first = int(rng.integers(self.num_players))
+        if after_seat is not None:
+            first = (after_seat + 1) % self.num_players
+        hands = [0] * self.num_players
+        players = self.num_players
+        for i, card in enumerate(order.tolist()):
+            hands[(first + i) % players] |= 1 << card
+        return hands, first
+
+    def _first_leader(self, hands: list[int], first_dealt: int) -> int:
+        """Round 1: the holder of the 3 of diamonds, or the first seat dealt."""
+        if self.rules.first_leader == "three_of_diamonds":
+            for seat, hand in enumerate(hands):
+                if hand & self.diamond_three_bit:
+                    return seat
+        return first_dealt
+
+    def observe(self, state: DaifugoState, seat: int, out: np.ndarray | None = None) -> np.ndarray:
+        from .observation import observe
+
+        return observe(self, state, seat, out)
+
+    def action_to_str(self, action: int) -> str:
+        return self.catalog.action_to_str(action)
+
+    def action_from_str(self, text: str, state: DaifugoState | None = None) -> int:
+        giving = state is not None and state.phase == PHASE_EXCHANGE
+        return self.catalog.action_from_str(text, giving=giving)
+
+    def render(self, state: DaifugoState) -> str:
+        from .observation import render
+
+        return render(self, state)
+
+    def info(self, state: DaifugoState, seat: int) -> dict[str, Any]:
+        return {
+            "round": state.round,
+            "phase": PHASE_NAMES[state.phase],
+            "title": state.title_of(seat),
+            "score": state.scores[seat],
+        }
+
+
+class DaifugoState:
+    """One position of a Daifugo / President match. Read its fields; change it only through
+    :meth:`apply`."""
+
+    __slots__ = (
+        "game",
+        "hands",
+        "phase",
+        "current_player",
+        "terminal",
+        "round",
+        "scores",
+        "titles",
+        "places",
+        "next_top",
+        "next_bottom",
+        "active",
+        "pile",
+        "pile_cards",
+        "last_player",
+        "passed",
+        "passed_pile",
+        "lock",
+        "prev_suits",
+        "revolution",
+        "jack_back",
+        "played",
+        "hidden_out",
+        "gave",
+        "received",
+        "pending",
+        "leader",
+        "seed",
+        "deal_hands",
+        "deal_leader",
+        "history",
+        "steps",
+        "winner",
+        "reward_total",
+        "_legal",
+    )
+
+    def __init__(self, game: DaifugoGame):
+        self.game = game
+        self._legal = None
+
+    # -- set-up --------------------------------------------------------------------------------
+
+    def _start_match(self, seed: int, hands: list[int], leader: int) -> None:
+        players = self.game.num_players
+        self.seed = seed
+        self.round = 0
+        self.scores = [0] * players
+        self.reward_total = [0.0] * players
+        self.titles = [-1] * players
+        self.terminal = False
+        self.winner = -1
+        self.steps = 0
+        self._start_round(hands, leader)
+
+    def _start_round(self, hands: list[int], leader: int) -> None:
+        game = self.game
+        players = game.num_players
+        self.hands = list(hands)
+        self.deal_hands = tuple(hands)
+        self.deal_leader = leader
+        self.places = [-1] * players
+        self.next_top = 0
+        self.next_bottom = players - 1
+        self.active = (1 << players) - 1
+        self.revolution = False
+        self.played = 0
+        self.hidden_out = 0
+        self.gave = [0] * players
+        self.received = [0] * players
+        self.pending = []
+        self.history = []
+        self.leader = leader
+        self._reset_pile()
+        if self.round > 0 and game.rules.exchange:
+            self._automatic_gives()
+        if self.pending:
+            self.phase = PHASE_EXCHANGE
+            self.current_player = self.pending[0][0]
+        else:
+            self.phase = PHASE_PLAY
+            self.current_player = leader
+        self._legal = None
+
+    def _reset_pile(self) -> None:
+        self.pile = -1
+        self.pile_cards = 0
+        self.last_player = -1
+        self.passed = 0
+        self.passed_pile = 0
+        self.lock = 0
+        self.prev_suits = -1
+        self.jack_back = False
+
+    def _automatic_gives(self) -> None:
+        """Exchange, giving side: the k-th lowest place gives its strongest cards to the k-th
+        highest (normal order, jokers on top, ties spade > heart > diamond > club)."""
+        game = self.game
+        players = game.num_players
+        seat_of_place = {p: s for s, p in enumerate(self.titles)}
+        key = game.give_key
+        for tier, count in enumerate(game.rules.exchange):
+            receiver = seat_of_place[tier]
+            giver = seat_of_place[players - 1 - tier]
+            cards = sorted(iter_bits(self.hands[giver]), key=key.__getitem__, reverse=True)[:count]
+            mask = sum(1 << c for c in cards)
+            self.hands[giver] ^= mask
+            self.hands[receiver] |= mask
+            self.gave[giver] |= mask
+            self.received[receiver] |= mask
+            self.pending.append([receiver, giver, count])
+
+    # -- protocol ------------------------------------------------------------------------------
+
+    def clone(self) -> DaifugoState:
+        new = DaifugoState.__new__(DaifugoState)
+        for name in DaifugoState.__slots__:
+            setattr(new, name, getattr(self, name))
+        new.hands = self.hands[:]
+        new.scores = self.scores[:]
+        new.reward_total = self.reward_total[:]
+        new.titles = self.titles[:]
+        new.places = self.places[:]
+        new.gave = self.gave[:]
+        new.received = self.received[:]
+        new.pending = [p[:] for p in self.pending]
+        new.history = self.history[:]
+        return new
+
+    @property
+    def deal_code(self) -> str:
+        """The code of this round's deal (hands as dealt, the round's leader, match seed)."""
+        game = self.game
+        owners = [game.num_players] * game.deck.size
+        for seat, hand in enumerate(self.deal_hands):
+            for card in iter_bits(hand):
+                owners[card] = seat
+        return dealcode.encode(
+            game.tag, dealcode.Deal(tuple(owners), self.deal_leader, self.seed), game.num_players
+        )
+
+    def returns(self) -> list[float]:
+        return self.reward_total[:]
+
+    @property
+    def reversed(self) -> bool:
+        """The number order in force is reversed (revolution XOR jack back)."""
+        return self.revolution != self.jack_back
+
+    def title_of(self, seat: int) -> str | None:
+        """The seat's title from the previous round (None in round 1)."""
+        place = self.titles[seat]
+        return None if place < 0 else self.game.rules.titles[place]
+
+    # -- legal moves ---------------------------------------------------------------------------
+
+    def legal_actions(self) -> list[int]:
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = self._generate()
+        return legal
+
+    def _generate(self) -> list[int]:
+        if self.terminal:
+            return []
+        game = self.game
+        cat = game.catalog
+        deck = game.deck
+        hand = self.hands[self.current_player]
+        pres = deck.presence(hand)
+        jokers = (hand & deck.joker_mask).bit_count()
+        if self.phase == PHASE_EXCHANGE:
+            out = []
+            gives = cat.gives_by
+            for r in range(NUM_RANKS):
+                held = (pres >> (r * NUM_SUITS)) & SUIT_NIBBLE
+                if held:
+                    out += gives[r][held]
+            if jokers:
+                out.append(cat.give_joker)
+            return out
+        pile = self.pile
+        if pile < 0:
+            return self._lead(hand, pres, jokers)
+        rules = game.rules
+        out = [cat.pass_id]
+        kind = cat.kind[pile]
+        p = cat.low[pile]
+        rev = self.revolution != self.jack_back
+        lock = self.lock or SUIT_NIBBLE
+        if kind == SINGLE:
+            if p == JOKER_RANK:
+                # spade three return: a single 3 of spades beats a single joker, even locked,
+                # but not for a player who already passed on this pile
+                if (
+                    rules.spade_three_return
+                    and pres & 1 << card_index(RANK_3, SUIT_SPADES)
+                    and not self.passed_pile >> self.current_player & 1
+                ):
+                    out.append(game.spade_three)
+                return out
+            singles = cat.singles_by
+            for r in game.stronger[2 * rev + rules.skip_on_equal][p]:
+                held = (pres >> (r * NUM_SUITS)) & lock
+                if held:
+                    out += singles[r][held]
+            if jokers:
+                out.append(cat.joker_single)  # a joker beats any single, locked ones too
+            return out
+        if kind == SET:
+            if p == JOKER_RANK:
+                return out  # the pair of jokers cannot be beaten
+            n = cat.msize[pile]
+            sized = cat.sets_sized
+            if cat.suited_sets:
+                for r in game.stronger[2 * rev + rules.skip_on_equal][p]:
+                    held = (pres >> (r * NUM_SUITS)) & lock
+                    if held:
+                        out += sized[r][held][jokers][n]
+            else:
+                rank_mask = deck.rank_mask
+                for r in game.stronger[2 * rev + rules.skip_on_equal][p]:
+                    held = (hand & rank_mask[r]).bit_count()
+                    if held:
+                        out += sized[r][held][jokers][n]
+            if n == 2 and jokers == 2 and cat.joker_pair >= 0:
+                out.append(cat.joker_pair)
+            if rules.bombs and n in (2, 3):
+                # bombs: a single top number (2, or 3 when reversed) or a joker beats a pair/triple
+                top = RANK_3 if rev else RANK_2
+                held = (pres >> (top * NUM_SUITS)) & lock
+                if held:
+                    out += cat.singles_by[top][held]
+                if jokers:
+                    out.append(cat.joker_single)
+            return out
+        # run: same length; the reply's lowest card beats the pile's highest in the order in force
+        length, high = cat.msize[pile], cat.high[pile]
+        if cat.suited_runs:
+            suit_ranks = game.suit_ranks(pres)
+            for s in iter_bits(lock) if self.lock else range(NUM_SUITS):
+                if suit_ranks[s]:
+                    group = cat.runs_from(s, suit_ranks[s], jokers)
+                    out += cat.runs_beating(group, length, p, high, rev)
+        else:
+            group = cat.runs_from(-1, self._rank_presence(pres), jokers)
+            out += cat.runs_beating(group, length, p, high, rev)
+        return out
+
+    def _lead(self, hand: int, pres: int, jokers: int) -> list[int]:
+        """Every play the hand can make when leading (any shape)."""
+        game = self.game
+        cat = game.catalog
+        out: list[int] = []
+        singles, sets = cat.singles_by, cat.sets_by
+        if cat.suited_sets:
+            for r in range(NUM_RANKS):
+                held = (pres >> (r * NUM_SUITS)) & SUIT_NIBBLE
+                if held:
+                    out += singles[r][held]
+                    out += sets[r][held][jokers]
+        else:
+            rank_mask = game.deck.rank_mask
+            for r in range(NUM_RANKS):
+                held = (pres >> (r * NUM_SUITS)) & SUIT_NIBBLE
+                if held:
+                    out += singles[r][held]
+                    out += sets[r][(hand & rank_mask[r]).bit_count()][jokers]
+        if jokers:
+            out.append(cat.joker_single)
+            if jokers == 2 and cat.joker_pair >= 0:
+                out.append(cat.joker_pair)
+        if game.rules.runs:
+            if cat.suited_runs:
+                for s, ranks in enumerate(game.suit_ranks(pres)):
+                    if ranks:
+                        out += cat.runs_from(s, ranks, jokers).all
+            else:
+                out += cat.runs_from(-1, self._rank_presence(pres), jokers).all
+        return out
+
+    @staticmethod
+    def _rank_presence(pres: int) -> int:
+        out = 0
+        for r in range(NUM_RANKS):
+            if (pres >> (r * NUM_SUITS)) & SUIT_NIBBLE:
+                out |= 1 << r
+        return out
+
+    # -- applying moves --------------------------------------------------------------------------
+
+    def apply(self, action: int) -> list[float] | None:
+        legal = self._legal if self._legal is not None else self.legal_actions()
+        if action not in legal:
+            self._raise_illegal(action)
+        self._legal = None
+        self.steps += 1
+        seat = self.current_player
+        self.history.append((seat, action))
+        if self.phase == PHASE_EXCHANGE:
+            self._give(seat, action)
+            return None
+        cat = self.game.catalog
+        if action == cat.pass_id:
+            self.passed |= 1 << seat
+            self.passed_pile |= 1 << seat
+            self._advance(seat, skip=False)
+            return None
+        return self._play(seat, action)
+
+    def _raise_illegal(self, action: int) -> None:
+        if self.terminal:
+            raise IllegalActionError("the match is over; no action is legal")
+        try:
+            text = self.game.action_to_str(action)
+        except ValueError:
+            raise IllegalActionError(f"action id {action} is not in the catalog") from None
+        raise IllegalActionError(
+            f"{text!r} (id {action}) is not legal for seat {self.current_player} now "
+            f"(phase {PHASE_NAMES[self.phase]})"
+        )
+
+    def _take(self, seat: int, action: int) -> int:
+        """Remove the physical cards of ``action`` from the seat's hand; return them."""
+        game = self.game
+        cat = game.catalog
+        deck = game.deck
+        hand = self.hands[seat]
+        if cat.cards is not None:
+            cards = cat.cards[action]
+        else:
+            cards = 0
+            m = cat.moves[action]
+            if m.kind == SET and m.low < JOKER_RANK:
+                cards = lowest_bits(hand & deck.rank_mask[m.low], m.size - m.jokers)
+            elif m.kind == RUN:
+                for r in range(m.low, m.high + 1):
+                    if r not in m.joker_ranks:
+                        pool = deck.rank_suit_mask[r][m.suit] if m.suit >= 0 else deck.rank_mask[r]
+                        cards |= lowest_bits(hand & pool, 1)
+            elif m.low < JOKER_RANK:
+                cards = lowest_bits(hand & deck.rank_suit_mask[m.low][m.suit], 1)
+        jokers = cat.njokers[action] if cat.low[action] < JOKER_RANK else cat.msize[action]
+        if jokers:
+            cards |= lowest_bits(hand & deck.joker_mask, jokers)
+        self.hands[seat] = hand ^ cards
+        return cards
+
+    def _give(self, seat: int, action: int) -> None:
+        """Exchange, receiving side: give back one chosen card."""
+        entry = self.pending[0]
+        target = entry[1]
+        card = self._take(seat, action)
+        self.hands[target] |= card
+        self.gave[seat] |= card
+        self.received[target] |= card
+        entry[2] -= 1
+        if entry[2] == 0:
+            self.pending.pop(0)
+        if self.pending:
+            self.current_player = self.pending[0][0]
+        else:
+            self.phase = PHASE_PLAY
+            self.current_player = self.leader
+
+    def _play(self, seat: int, action: int) -> list[float] | None:
+        game = self.game
+        rules = game.rules
+        cat = game.catalog
+        prev = self.pile
+        reversed_before = self.revolution != self.jack_back
+        cards = self._take(seat, action)
+        joker_used = cards & game.deck.joker_mask
+        # lock: two consecutive joker-free plays with the same suit set lock the pile
+        if rules.lock:
+            suits = cat.suits[action]
+            if joker_used:
+                self.prev_suits = -1
+            else:
+                if not self.lock and prev >= 0 and self.prev_suits == suits:
+                    self.lock = suits
+                self.prev_suits = suits
+        skip = (
+            rules.skip_on_equal
+            and prev >= 0
+            and cat.kind[action] == cat.kind[prev]
+            and cat.low[action] == cat.low[prev] != JOKER_RANK
+        )
+        spade_three = (
+            rules.spade_three_return and prev == cat.joker_single and action == game.spade_three
+        )
+        self.pile = action
+        self.pile_cards = cards
+        self.last_player = seat
+        self.played |= cards
+        if not rules.strict_pass:
+            self.passed = 0
+        revolution = (
+            rules.revolution and cat.kind[action] == SET and cat.msize[action] >= REVOLUTION_SIZE
+        )
+        if revolution:
+            self.revolution = not self.revolution
+        real_ranks = game.real_ranks[action]
+        if rules.jack_back and real_ranks >> RANK_J & 1:
+            self.jack_back = not self.jack_back
+        cut = spade_three or (rules.eight_cut and real_ranks >> RANK_8 & 1)
+        if not self.hands[seat]:
+            illegal = rules.illegal_finish and self._illegal_finish(
+                action, cards, reversed_before, revolution
+            )
+            rewards = self._finish(seat, illegal)
+            if rewards is not None:
+                return rewards
+        if cut:
+            self._clear(seat)
+        else:
+            self._advance(seat, skip)
+        return None
+
+    def _illegal_finish(self, action: int, cards: int, reversed_before: bool, revolution: bool):
+        """Finishing on a 2 (a 3 when the order in force is reversed), a joker, an 8 (eight cut
+        on) or a play that triggers a revolution."""
+        game = self.game
+        real_ranks = game.real_ranks[action]
+        top = RANK_3 if reversed_before else RANK_2
+        return bool(
+            cards & game.deck.joker_mask
+            or real_ranks >> top & 1
+            or (game.rules.eight_cut and real_ranks >> RANK_8 & 1)
+            or revolution
+        )
+
+    def _next_eligible(self, seat: int) -> int:
+        """The next seat after ``seat`` still in the round that has not passed; -1 if none."""
+        players = self.game.num_players
+        open_seats = self.active & ~self.passed
+        for step in range(1, players + 1):
+            s = (seat + step) % players
+            if open_seats >> s & 1:
+                return s
+        return -1
+
+    def _next_active(self, seat: int) -> int:
+        players = self.game.num_players
+        for step in range(1, players + 1):
+            s = (seat + step) % players
+            if self.active >> s & 1:
+                return s
+        return -1
+
+    def _advance(self, seat: int, skip: bool) -> None:
+        """Give the turn to the next seat that may still reply, or clear the pile when every
+        seat in the round other than the last player has passed."""
+        nxt = self._next_eligible(seat)
+        if skip and nxt >= 0 and nxt != self.last_player:
+            nxt = self._next_eligible(nxt)  # skip on equal rank: the next player is skipped
+        if nxt < 0 or nxt == self.last_player:
+            self._clear(self.last_player)
+        else:
+            self.current_player = nxt
+
+    def _clear(self, leader: int) -> None:
+        """The pile clears; ``leader`` leads, or the next seat still in the round after it."""
+        self._reset_pile()
+        self.current_player = leader if self.active >> leader & 1 else self._next_active(leader)
+
+    def _finish(self, seat: int, illegal: bool) -> list[float] | None:
+        """The seat emptied its hand. Returns the round's rewards when the round ends."""
+        game = self.game
+        rules = game.rules
+        self.active &= ~(1 << seat)
+        if illegal:
+            self.places[seat] = self.next_bottom
+            self.next_bottom -= 1
+        else:
+            place = self.places[seat] = self.next_top
+            self.next_top += 1
+            if place == 0 and rules.fall_of_capital and self.round > 0:
+                fallen = self.titles.index(0)
+                if fallen != seat and self.active >> fallen & 1:
+                    # fall of the capital: the previous top player drops out, hand face down
+                    self.hidden_out |= self.hands[fallen]
+                    self.hands[fallen] = 0
+                    self.active &= ~(1 << fallen)
+                    self.places[fallen] = self.next_bottom
+                    self.next_bottom -= 1
+        if self.active.bit_count() <= 1:
+            return self._end_round()
+        return None
+
+    def _end_round(self) -> list[float]:
+        game = self.game
+        rules = game.rules
+        for seat in iter_bits(self.active):
+            self.places[seat] = self.next_top
+            self.hidden_out |= self.hands[seat]
+            self.hands[seat] = 0
+        rewards = [game.round_rewards[p] for p in self.places]
+        for seat, place in enumerate(self.places):
+            self.scores[seat] += rules.points[place]
+            self.reward_total[seat] += rewards[seat]
+        self.titles = self.places[:]
+        self.round += 1
+        if self.round >= rules.rounds:
+            self.terminal = True
+            self.phase = PHASE_OVER
+            self.current_player = -1
+            self.active = 0
+            # highest total wins; a tie goes to the player placed higher in the final round
+            self.winner = min(range(game.num_players), key=lambda s: (-self.scores[s], self.places[s]))
+            return rewards
+        players = game.num_players
+        last = self.titles.index(players - 1)
+        after = last if rules.later_dealing == "after_last_place" else None
+        hands, _first = game.deal(self.seed, self.round, after)
+        leader = last if rules.later_leader == "last_place" else self.titles.index(0)
+        self._start_round(hands, leader)
+        return rewards
+
+    # -- what a seat may see -----------------------------------------------------------------------
+
+    def view(self, seat: int) -> dict[str, Any]:
+        """What ``seat`` may see, as plain values; the documented structure bots and tests read.
+
+        Keys: ``seat``, ``phase``, ``round`` (0-based), ``rounds``, ``current_player``, ``hand``
+        (card text), ``hand_counts`` (cards per seat), ``pile`` (``None`` or a dict with
+        ``move``, ``cards``, ``shape``, ``size``, ``by``), ``passed`` (per seat), ``active``
+        (per seat still in the round), ``places`` (this round, ``None`` until placed),
+        ``titles`` (last round's title per seat or ``None``), ``scores``, ``revolution``,
+        ``jack_back``, ``reversed``, ``lock`` (suit letters or ``None``), ``exchange`` (cards
+        this seat gave and received this round, and how many it still gives back),
+        ``played`` (cards seen played this round), ``history`` (this round's moves as
+        ``(seat, text)``; another seat's exchange give shows as ``give ?``), ``winner`` (once over).
+        """
+        game = self.game
+        deck = game.deck
+        cat = game.catalog
+        players = game.num_players
+        pile = None
+        if self.pile >= 0:
+            pile = {
+                "move": cat.action_to_str(self.pile),
+                "cards": deck.format(self.pile_cards),
+                "shape": ("pass", "single", "set", "run")[cat.kind[self.pile]],
+                "size": cat.msize[self.pile],
+                "by": self.last_player,
+            }
+        to_give = sum(e[2] for e in self.pending if e[0] == seat)
+        return {
+            "seat": seat,
+            "phase": PHASE_NAMES[self.phase],
+            "round": self.round if not self.terminal else self.round - 1,
+            "rounds": game.rules.rounds,
+            "current_player": self.current_player,
+            "hand": deck.format(self.hands[seat]),
+            "hand_counts": [self.hands[s].bit_count() for s in range(players)],
+            "pile": pile,
+            "passed": [bool(self.passed >> s & 1) for s in range(players)],
+            "active": [bool(self.active >> s & 1) for s in range(players)],
+            "places": [None if p < 0 else p for p in self.places],
+            "titles": [self.title_of(s) for s in range(players)],
+            "scores": self.scores[:],
+            "revolution": self.revolution,
+            "jack_back": self.jack_back,
+            "reversed": self.reversed,
+            "lock": "".join(SUITS[s] for s in iter_bits(self.lock)) or None,
+            "exchange": {
+                "gave": deck.format(self.gave[seat]),
+                "received": deck.format(self.received[seat]),
+                "to_give": to_give,
+            },
+            "played": deck.format(self.played),
+            "history": [
+                (s, "give ?" if cat.kind[a] == GIVE and s != seat else cat.action_to_str(a))
+                for s, a in self.history
+            ],
+            "winner": self.winner if self.terminal else None,
+        }
+

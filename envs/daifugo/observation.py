@@ -1,0 +1,221 @@
+"""Observations and text rendering for Daifugo / President, written from ``(state, seat)`` only.
+
+The observation is one float32 vector cut into named slices (:func:`build_layout`). Rows that
+describe seats are seat-relative: row 0 is the observer, row 1 the next seat in turn order.
+Card fields have one slot per (rank, suit), rank-major in the normal order (``3s 3h 3d 3c 4s
+... 2c``), holding how many copies, then one slot with the number of jokers.
+
+=============== ============ =============================================================
+field           shape        content
+=============== ============ =============================================================
+hand            (K,)         own cards
+played          (K,)         cards played face up this round (pile included)
+pile_cards      (K,)         the cards of the play on the pile
+gave            (K,)         cards this seat gave in this round's exchange
+received        (K,)         cards this seat received in this round's exchange
+hand_counts     (P,)         cards held per seat
+pile_shape      (4,)         one-hot: empty, single, set, run
+pile_size       (1,)         cards in the pile's play
+pile_low        (14,)        one-hot lowest rank of the pile's play (13 = jokers alone)
+pile_high       (14,)        one-hot highest rank
+pile_owner      (P,)         one-hot seat that made the pile's play
+passed          (P,)         seats that passed on this pile
+active          (P,)         seats still in the round
+places          (P, P)       one-hot place reached this round (finished seats)
+titles          (P, P)       one-hot place in the previous round (title)
+flags           (4,)         revolution, jack back, order reversed, pile locked
+lock_suits      (4,)         the locked suits
+to_give         (1,)         cards this seat still has to give back in the exchange
+round           (R,)         one-hot round of the match
+scores          (P,)         points so far
+phase           (3,)         one-hot: exchange, play, over
+to_move         (P,)         one-hot seat to move
+=============== ============ =============================================================
+
+``K = 52 + (1 if jokers)``, ``P`` players, ``R`` rounds; the sizes are derived, never typed.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.bits import iter_bits
+from ..core.layout import ObsLayout
+from .cards import CARDS_PER_DECK, NUM_RANKS, NUM_SUITS, SUITS
+from .catalog import KIND_NAMES
+
+PILE_SHAPES = ("empty", "single", "set", "run")
+FLAGS = ("revolution", "jack_back", "reversed", "locked")
+PHASES = ("exchange", "play", "over")
+CARD_FIELDS = ("hand", "played", "pile_cards", "gave", "received")
+WORD = 64
+
+
+def build_layout(game) -> ObsLayout:
+    rules = game.rules
+    deck = game.deck
+    players = rules.players
+    k = CARDS_PER_DECK + (1 if deck.jokers else 0)
+    per_slot = max(deck.decks, deck.jokers)
+    ranks = NUM_RANKS + 1
+    points_lo = min(rules.points) * rules.rounds
+    points_hi = max(rules.points) * rules.rounds
+    return ObsLayout(
+        [
+            *[(name, (k,), 0, per_slot) for name in CARD_FIELDS],
+            ("hand_counts", (players,), 0, deck.size),
+            ("pile_shape", (len(PILE_SHAPES),)),
+            ("pile_size", (1,), 0, max(rules.max_set_size, NUM_RANKS)),
+            ("pile_low", (ranks,)),
+            ("pile_high", (ranks,)),
+            ("pile_owner", (players,)),
+            ("passed", (players,)),
+            ("active", (players,)),
+            ("places", (players, players)),
+            ("titles", (players, players)),
+            ("flags", (len(FLAGS),)),
+            ("lock_suits", (NUM_SUITS,)),
+            ("to_give", (1,), 0, max(rules.exchange, default=0)),
+            ("round", (rules.rounds,)),
+            ("scores", (players,), points_lo, points_hi),
+            ("phase", (len(PHASES),)),
+            ("to_move", (players,)),
+        ]
+    )
+
+
+class _Writer:
+    """Precomputed offsets for one game, so ``observe`` is a handful of numpy writes."""
+
+    def __init__(self, game):
+        layout = game.layout
+        deck = game.deck
+        self.layout = layout
+        self.sl = layout.slices
+        self.words = (deck.size + WORD - 1) // WORD
+        self.stride = self.words * WORD
+        self.decks = deck.decks
+        self.real = deck.real_cards
+        self.jokers = deck.jokers
+        self.card_fields = [layout.slices[n] for n in CARD_FIELDS]
+
+
+def _writer(game) -> _Writer:
+    w = game.__dict__.get("_obs_writer")
+    if w is None:
+        w = game._obs_writer = _Writer(game)
+    return w
+
+
+def observe(game, state, seat: int, out: np.ndarray | None = None) -> np.ndarray:
+    w = _writer(game)
+    sl = w.sl
+    obs = np.zeros(w.layout.size, np.float32) if out is None else out
+    if out is not None:
+        obs[:] = 0
+    players = game.num_players
+    order = [(seat + i) % players for i in range(players)]
+
+    # the five card fields in one unpack: each mask in its own 64-bit-aligned block
+    masks = (
+        state.hands[seat],
+        state.played,
+        state.pile_cards,
+        state.gave[seat],
+        state.received[seat],
+    )
+    packed = 0
+    for i, m in enumerate(masks):
+        packed |= m << (i * w.stride)
+    raw = np.frombuffer(packed.to_bytes(len(masks) * w.stride // 8, "little"), np.uint8)
+    bits = np.unpackbits(raw, bitorder="little").reshape(len(masks), w.stride)
+    cards = bits[:, :CARDS_PER_DECK].astype(np.float32)
+    for copy in range(1, w.decks):
+        cards += bits[:, copy * CARDS_PER_DECK : (copy + 1) * CARDS_PER_DECK]
+    for i, s in enumerate(w.card_fields):
+        obs[s.start : s.start + CARDS_PER_DECK] = cards[i]
+    if w.jokers:
+        jok = bits[:, w.real : w.real + w.jokers].sum(axis=1)
+        for i, s in enumerate(w.card_fields):
+            obs[s.stop - 1] = jok[i]
+
+    obs[sl["hand_counts"]] = [state.hands[s].bit_count() for s in order]
+    cat = game.catalog
+    base = sl["pile_shape"].start
+    if state.pile >= 0:
+        a = state.pile
+        obs[base + cat.kind[a]] = 1
+        obs[sl["pile_size"].start] = cat.msize[a]
+        obs[sl["pile_low"].start + cat.low[a]] = 1
+        obs[sl["pile_high"].start + cat.high[a]] = 1
+        obs[sl["pile_owner"].start + (state.last_player - seat) % players] = 1
+    else:
+        obs[base] = 1
+    passed, active = state.passed, state.active
+    p0, a0 = sl["passed"].start, sl["active"].start
+    pl0, t0 = sl["places"].start, sl["titles"].start
+    for row, s in enumerate(order):
+        obs[p0 + row] = passed >> s & 1
+        obs[a0 + row] = active >> s & 1
+        if state.places[s] >= 0:
+            obs[pl0 + row * players + state.places[s]] = 1
+        if state.titles[s] >= 0:
+            obs[t0 + row * players + state.titles[s]] = 1
+    f0 = sl["flags"].start
+    obs[f0] = state.revolution
+    obs[f0 + 1] = state.jack_back
+    obs[f0 + 2] = state.revolution != state.jack_back
+    obs[f0 + 3] = state.lock != 0
+    l0 = sl["lock_suits"].start
+    for s in iter_bits(state.lock):
+        obs[l0 + s] = 1
+    obs[sl["to_give"].start] = sum(e[2] for e in state.pending if e[0] == seat)
+    obs[sl["round"].start + min(state.round, game.rules.rounds - 1)] = 1
+    obs[sl["scores"]] = [state.scores[s] for s in order]
+    obs[sl["phase"].start + state.phase] = 1
+    if state.current_player >= 0:
+        obs[sl["to_move"].start + (state.current_player - seat) % players] = 1
+    return obs
+
+
+def render(game, state) -> str:
+    """A text picture of the table: state flags, pile, each seat's title, score and hand."""
+    deck = game.deck
+    cat = game.catalog
+    rules = game.rules
+    order_word = "reversed" if state.revolution != state.jack_back else "normal"
+    flags = [f"order {order_word}"]
+    if state.revolution:
+        flags.append("REVOLUTION")
+    if state.jack_back:
+        flags.append("JACK BACK")
+    if state.lock:
+        flags.append("LOCK " + "".join(SUITS[s] for s in iter_bits(state.lock)))
+    round_shown = min(state.round + 1, rules.rounds)
+    lines = [
+        f"{rules.preset_name} | round {round_shown}/{rules.rounds} | "
+        f"phase {PHASES[state.phase]} | {' | '.join(flags)}"
+    ]
+    if state.pile >= 0:
+        kind = KIND_NAMES[cat.kind[state.pile]]
+        lines.append(
+            f"pile: {cat.action_to_str(state.pile)}  ({kind}, by player_{state.last_player})"
+        )
+    else:
+        lines.append("pile: (empty)")
+    for s in range(game.num_players):
+        title = state.title_of(s) or "-"
+        marks = []
+        if s == state.current_player:
+            marks.append("<- to move")
+        if state.passed >> s & 1:
+            marks.append("passed")
+        if state.places[s] >= 0:
+            marks.append(f"out: {rules.titles[state.places[s]]}")
+        lines.append(
+            f"player_{s} [{title}] score {state.scores[s]:>3} "
+            f"({state.hands[s].bit_count():>2}): {deck.format(state.hands[s])}  {' '.join(marks)}"
+        )
+    if state.terminal:
+        lines.append(f"match over: winner player_{state.winner}, scores {state.scores}")
+    return "\n".join(lines)

@@ -1,0 +1,251 @@
+"""The rules config of Daifugo and President: one frozen, validated dataclass with presets.
+
+Every house rule is a switch. ``Rules.preset("daifugo", players=4)`` gives the seed page's
+defaults; ``Rules.preset("president", players=6)`` the Western game; keyword overrides switch
+single rules (``Rules.preset("daifugo", lock=False)``). Combinations the engine cannot play
+faithfully are refused with a ``ValueError`` that says why.
+
+=====================  =========================================================================
+switch                 meaning (``../shared/RULES.md`` has the full rulings)
+=====================  =========================================================================
+players, rounds        table size (3-8) and rounds in the match
+decks, jokers          1 or 2 packs of 52; 0, 1 or 2 jokers
+jokers_wild            a joker may stand in for a card in a set or a run (Daifugo); otherwise
+                       jokers play alone or as a pair of jokers (President)
+runs, run_suits        runs allowed; ``"same"`` suit (Daifugo) or ``"any"`` suits (President)
+revolution             a set of 4+ cards reverses the number order for the rest of the round
+eight_cut              a play with a real 8 clears the pile; its player leads again
+spade_three_return     a single 3 of spades beats a single joker and clears the pile
+lock                   two joker-free plays in a row with the same suits lock those suits
+fall_of_capital        round 2+: the last round's top player drops to last when beaten to 1st
+jack_back              a play with a real J reverses the order until the pile clears
+illegal_finish         finishing on a 2 (3 reversed), joker, 8 or revolution sends you down
+strict_pass            a pass keeps you out until the pile clears (Daifugo) or not (President)
+skip_on_equal          a play of the pile's number is legal and skips the next player
+bombs                  a single top card (2, or 3 when reversed) or joker beats any pair/triple
+exchange               cards given per tier after round 1: ``(2, 1)`` = bottom gives 2 to top,
+                       second-to-bottom gives 1 to second; receivers give back as many
+points, titles         per place, 1st first
+first_leader           ``"three_of_diamonds"`` or ``"first_dealt"`` leads round 1
+later_leader           ``"last_place"`` or ``"top_place"`` leads rounds 2+
+later_dealing          ``"random"`` first seat dealt, or ``"after_last_place"`` (the Scum deals)
+=====================  =========================================================================
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+from .cards import CARDS_PER_DECK, NUM_RANKS
+
+MIN_PLAYERS, MAX_PLAYERS = 3, 8
+MIN_RUN = 3
+REVOLUTION_SIZE = 4
+#: President's seed page: one pack up to 5 players, two packs from 6.
+PRESIDENT_ONE_DECK_MAX_PLAYERS = 5
+
+DAIFUGO_TITLES = {
+    3: ("Millionaire", "Commoner", "Poor"),
+    4: ("Grand Millionaire", "Millionaire", "Poor", "Very Poor"),
+}
+DAIFUGO_POINTS = {3: (2, 1, 0), 4: (3, 2, 1, 0)}
+DAIFUGO_EXCHANGE = {3: (1,), 4: (2, 1)}
+DAIFUGO_ROUNDS = (3, 5, 7)
+
+
+def president_titles(players: int) -> tuple[str, ...]:
+    if players == 3:
+        return ("President", "Neutral", "Scum")
+    middle = ("Neutral",) * (players - 4)
+    return ("President", "Vice-President", *middle, "Vice-Scum", "Scum")
+
+
+def president_points(players: int) -> tuple[int, ...]:
+    """+3/+2/0/-2/-3 from the seed page; with 3 players there is no Vice (+3/0/-3)."""
+    if players == 3:
+        return (3, 0, -3)
+    return (3, 2, *(0,) * (players - 4), -2, -3)
+
+
+LEADERS_FIRST = ("three_of_diamonds", "first_dealt")
+LEADERS_LATER = ("last_place", "top_place")
+DEALING_LATER = ("random", "after_last_place")
+RUN_SUITS = ("same", "any")
+
+
+@dataclass(frozen=True)
+class Rules:
+    """One complete rules config. Build it with :meth:`preset`; it validates itself."""
+
+    preset_name: str = "daifugo"
+    players: int = 4
+    rounds: int = 3
+    decks: int = 1
+    jokers: int = 2
+    jokers_wild: bool = True
+    runs: bool = True
+    run_suits: str = "same"
+    revolution: bool = True
+    eight_cut: bool = True
+    spade_three_return: bool = True
+    lock: bool = True
+    fall_of_capital: bool = True
+    jack_back: bool = True
+    illegal_finish: bool = False
+    strict_pass: bool = True
+    skip_on_equal: bool = False
+    bombs: bool = False
+    exchange: tuple[int, ...] = (2, 1)
+    points: tuple[int, ...] = DAIFUGO_POINTS[4]
+    titles: tuple[str, ...] = DAIFUGO_TITLES[4]
+    first_leader: str = "three_of_diamonds"
+    later_leader: str = "last_place"
+    later_dealing: str = "random"
+
+    #: The seven switchable house rules of the Daifugo seed page.
+    HOUSE_RULES = (
+        "revolution",
+        "eight_cut",
+        "spade_three_return",
+        "lock",
+        "fall_of_capital",
+        "jack_back",
+        "illegal_finish",
+    )
+
+    def __post_init__(self) -> None:
+        def bad(msg: str) -> None:
+            raise ValueError(f"rules {self.preset_name!r}: {msg}")
+
+        for name in ("players", "rounds", "decks", "jokers"):
+            if not isinstance(getattr(self, name), int) or isinstance(getattr(self, name), bool):
+                bad(f"{name} must be an integer, got {getattr(self, name)!r}")
+        if not MIN_PLAYERS <= self.players <= MAX_PLAYERS:
+            bad(f"players must be {MIN_PLAYERS}..{MAX_PLAYERS}, got {self.players}")
+        if self.rounds < 1:
+            bad(f"rounds must be at least 1, got {self.rounds}")
+        if self.decks not in (1, 2):
+            bad(f"decks must be 1 or 2, got {self.decks}")
+        if not 0 <= self.jokers <= 2:
+            bad(f"jokers must be 0, 1 or 2, got {self.jokers}")
+        if self.run_suits not in RUN_SUITS:
+            bad(f"run_suits must be one of {RUN_SUITS}, got {self.run_suits!r}")
+        if self.first_leader not in LEADERS_FIRST:
+            bad(f"first_leader must be one of {LEADERS_FIRST}, got {self.first_leader!r}")
+        if self.later_leader not in LEADERS_LATER:
+            bad(f"later_leader must be one of {LEADERS_LATER}, got {self.later_leader!r}")
+        if self.later_dealing not in DEALING_LATER:
+            bad(f"later_dealing must be one of {DEALING_LATER}, got {self.later_dealing!r}")
+        if len(self.points) != self.players:
+            bad(f"points needs one value per place ({self.players}), got {self.points}")
+        if len(self.titles) != self.players:
+            bad(f"titles needs one name per place ({self.players}), got {self.titles}")
+        if list(self.points) != sorted(self.points, reverse=True):
+            bad(f"points must not rise with a lower place, got {self.points}")
+        tiers = len(self.exchange)
+        if 2 * tiers > self.players:
+            bad(f"exchange {self.exchange} pairs {2 * tiers} places but there are {self.players}")
+        if any(n < 1 for n in self.exchange):
+            bad(f"exchange counts must be at least 1, got {self.exchange}")
+        if self.lock and self.decks != 1:
+            bad("lock compares suits and needs a single deck (decks=1)")
+        if self.lock and self.runs and self.run_suits != "same":
+            bad("lock needs runs of one suit (run_suits='same'): a mixed-suit run has no suit")
+        if self.spade_three_return and self.jokers == 0:
+            bad("spade_three_return answers a joker, so it needs jokers >= 1")
+        if self.first_leader == "three_of_diamonds" and self.decks != 1:
+            bad("first_leader 'three_of_diamonds' needs a single deck (two decks have two)")
+        cards = self.decks * CARDS_PER_DECK + self.jokers
+        if cards < self.players * 2:
+            bad(f"{cards} cards are too few for {self.players} players")
+        if min(self.exchange, default=0) > cards // self.players:
+            bad("exchange asks for more cards than a hand holds")
+
+    # -- presets ----------------------------------------------------------------------------
+
+    @classmethod
+    def preset(cls, name: str = "daifugo", players: int | None = None, **overrides: Any) -> Rules:
+        """A named preset (``"daifugo"`` or ``"president"``) with switches overridden."""
+        builders = {"daifugo": _daifugo, "president": _president}
+        if name not in builders:
+            raise ValueError(f"unknown preset {name!r}; presets are {sorted(builders)}")
+        base = builders[name](players)
+        unknown = set(overrides) - {f.name for f in dataclasses.fields(cls)}
+        if unknown:
+            raise ValueError(
+                f"unknown rule option(s) {sorted(unknown)}; options are "
+                f"{sorted(f.name for f in dataclasses.fields(cls))}"
+            )
+        if "players" in overrides:
+            raise ValueError("give players as the preset's players argument")
+        return dataclasses.replace(base, **overrides)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain values (tuples as lists), for checkpoints and logs."""
+        out = {}
+        for f in dataclasses.fields(self):
+            v = getattr(self, f.name)
+            out[f.name] = list(v) if isinstance(v, tuple) else v
+        return out
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Rules:
+        return cls(**{k: tuple(v) if isinstance(v, list) else v for k, v in data.items()})
+
+    @property
+    def cards(self) -> int:
+        return self.decks * CARDS_PER_DECK + self.jokers
+
+    @property
+    def max_set_size(self) -> int:
+        return self.decks * (CARDS_PER_DECK // NUM_RANKS) + (self.jokers if self.jokers_wild else 0)
+
+
+def _daifugo(players: int | None) -> Rules:
+    players = 4 if players is None else players
+    if players not in DAIFUGO_TITLES:
+        raise ValueError(
+            f"the daifugo preset is for 3 or 4 players (seed page), got {players}; "
+            "use preset='president' for 3-8"
+        )
+    return Rules(
+        preset_name="daifugo",
+        players=players,
+        exchange=DAIFUGO_EXCHANGE[players],
+        points=DAIFUGO_POINTS[players],
+        titles=DAIFUGO_TITLES[players],
+    )
+
+
+def _president(players: int | None) -> Rules:
+    players = 4 if players is None else players
+    if not MIN_PLAYERS <= players <= MAX_PLAYERS:
+        raise ValueError(f"the president preset is for {MIN_PLAYERS}-{MAX_PLAYERS} players, got {players}")
+    return Rules(
+        preset_name="president",
+        players=players,
+        rounds=5,
+        decks=1 if players <= PRESIDENT_ONE_DECK_MAX_PLAYERS else 2,
+        jokers=0,
+        jokers_wild=False,
+        runs=False,
+        run_suits="any",
+        revolution=True,
+        eight_cut=False,
+        spade_three_return=False,
+        lock=False,
+        fall_of_capital=False,
+        jack_back=False,
+        illegal_finish=False,
+        strict_pass=False,
+        skip_on_equal=False,
+        bombs=False,
+        exchange=(2, 1) if players >= 4 else (2,),
+        points=president_points(players),
+        titles=president_titles(players),
+        first_leader="first_dealt",
+        later_leader="top_place",
+        later_dealing="after_last_place",
+    )
