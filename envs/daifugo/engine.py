@@ -14,6 +14,7 @@ that have finished, or that passed under strict passing, are skipped: they have 
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -44,6 +45,7 @@ PHASE_EXCHANGE, PHASE_PLAY, PHASE_OVER = range(3)
 PHASE_NAMES = ("exchange", "play", "over")
 REWARD_MODES = ("centered", "raw")
 SEED_LIMIT = 1 << dealcode.SEED_BITS
+RESET_OPTIONS = ("deal", "hands", "leader", "titles", "seed")
 BYTE = 8
 BYTE_VALUES = 1 << BYTE
 
@@ -138,17 +140,29 @@ class DaifugoGame:
         return {"rules": self.rules.to_dict(), "reward": self.reward_mode}
 
     def new_state(self, rng: np.random.Generator, options: dict | None = None) -> DaifugoState:
-        """A new match. ``options``: ``{"deal": code}`` replays a deal; ``{"hands": [...],
-        "leader": seat, "seed": int}`` sets up a position (cards not named are out of play)."""
+        """A new match. ``options``:
+
+        - ``{"deal": code}`` replays a deal (and, with the code's seed, the rounds after it);
+        - ``{"hands": [text per seat], "leader": seat}`` sets up a position; cards named in no
+          hand are out of play; ``leader`` defaults to the round-1 rule;
+        - ``"titles": [place per seat]`` (with ``hands`` or ``deal``) starts the match as if a
+          round had been played with those places: the exchange, the leader of rounds 2+ and
+          the fall of the capital then apply (the deal code does not record titles);
+        - ``"seed": int`` the match seed for the later rounds (default: drawn from ``rng``).
+        """
         options = dict(options or {})
-        unknown = set(options) - {"deal", "hands", "leader", "seed"}
+        unknown = set(options) - set(RESET_OPTIONS)
         if unknown:
-            raise ValueError(
-                f"unknown reset option(s) {sorted(unknown)}; options are deal, hands, leader, seed"
+            # a warning, not an error: PettingZoo's api_test resets with an unknown option
+            warnings.warn(
+                f"ignored unknown reset option(s) {sorted(unknown)}; "
+                f"options are {', '.join(RESET_OPTIONS)}",
+                stacklevel=3,
             )
         if "deal" in options and "hands" in options:
             raise ValueError("give either a deal code or hands, not both")
         state = DaifugoState(self)
+        titles = self._parse_titles(options.get("titles"))
         if "deal" in options:
             deal = dealcode.decode(self.tag, options["deal"], self.deck.size, self.num_players)
             hands = [0] * self.num_players
@@ -158,25 +172,52 @@ class DaifugoGame:
             for seat, hand in enumerate(hands):
                 if not hand:
                     raise ValueError(f"deal code {options['deal']!r} leaves seat {seat} no cards")
-            state._start_match(deal.seed, hands, deal.first_seat)
+            leader = options.get("leader")
+            if leader is None and titles is None:
+                leader = deal.first_seat
+            state._start_match(deal.seed, hands, self._check_leader(leader, titles), titles)
         elif "hands" in options:
             hands = self._parse_hands(options["hands"])
             leader = options.get("leader")
             if leader is None:
-                leader = self._first_leader(hands, 0)
-            elif not isinstance(leader, int) or not 0 <= leader < self.num_players:
-                raise ValueError(f"leader must be a seat 0..{self.num_players - 1}, got {leader!r}")
-            seed = options.get("seed")
-            seed = int(rng.integers(SEED_LIMIT, dtype=np.uint64)) if seed is None else int(seed)
-            state._start_match(seed, hands, leader)
+                leader = self._first_leader(hands, 0) if titles is None else None
+            seed = self._seed(options, rng)
+            state._start_match(seed, hands, self._check_leader(leader, titles), titles)
         else:
-            seed = options.get("seed")
-            seed = int(rng.integers(SEED_LIMIT, dtype=np.uint64)) if seed is None else int(seed)
-            if not 0 <= seed < SEED_LIMIT:
-                raise ValueError(f"seed must be in [0, 2**64), got {seed}")
+            if titles is not None:
+                raise ValueError("titles need a position: give hands or a deal code with them")
+            seed = self._seed(options, rng)
             hands, first = self.deal(seed, 0, None)
-            state._start_match(seed, hands, self._first_leader(hands, first))
+            state._start_match(seed, hands, self._first_leader(hands, first), None)
         return state
+
+    @staticmethod
+    def _seed(options: dict, rng: np.random.Generator) -> int:
+        seed = options.get("seed")
+        if seed is None:
+            return int(rng.integers(SEED_LIMIT, dtype=np.uint64))
+        if not isinstance(seed, (int, np.integer)) or not 0 <= seed < SEED_LIMIT:
+            raise ValueError(f"seed must be an integer in [0, 2**64), got {seed!r}")
+        return int(seed)
+
+    def _parse_titles(self, titles) -> list[int] | None:
+        if titles is None:
+            return None
+        players = self.num_players
+        if sorted(titles) != list(range(players)):
+            raise ValueError(
+                f"titles must give each seat its place 0..{players - 1} once, got {titles!r}"
+            )
+        return [int(t) for t in titles]
+
+    def _check_leader(self, leader, titles: list[int] | None) -> int:
+        if leader is None:
+            # rounds 2+: the last place (Daifugo) or the top place (President) leads
+            place = self.num_players - 1 if self.rules.later_leader == "last_place" else 0
+            return titles.index(place)
+        if not isinstance(leader, (int, np.integer)) or not 0 <= leader < self.num_players:
+            raise ValueError(f"leader must be a seat 0..{self.num_players - 1}, got {leader!r}")
+        return int(leader)
 
     def _parse_hands(self, texts: Sequence[str]) -> list[int]:
         if isinstance(texts, str) or len(texts) != self.num_players:
@@ -293,13 +334,15 @@ class DaifugoState:
 
     # -- set-up --------------------------------------------------------------------------------
 
-    def _start_match(self, seed: int, hands: list[int], leader: int) -> None:
+    def _start_match(
+        self, seed: int, hands: list[int], leader: int, titles: list[int] | None
+    ) -> None:
         players = self.game.num_players
         self.seed = seed
-        self.round = 0
+        self.round = 0 if titles is None else 1
         self.scores = [0] * players
         self.reward_total = [0.0] * players
-        self.titles = [-1] * players
+        self.titles = [-1] * players if titles is None else titles[:]
         self.terminal = False
         self.winner = -1
         self.steps = 0

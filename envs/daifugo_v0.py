@@ -1,0 +1,124 @@
+"""# Daifugo (Daihinmin)
+
+| Import             | `from envs import daifugo_v0`                                   |
+|--------------------|-----------------------------------------------------------------|
+| Creation           | `daifugo_v0.env(players=4)` or `pettingzoo.make("aec", "climbrl/daifugo-v0")` |
+| Actions            | Discrete (catalog of every play, pass and exchange give)        |
+| Parallel API       | No                                                              |
+| Agents             | `['player_0', ..., 'player_{N-1}']` (seats; titles are attributes) |
+| Players            | 3 or 4 (`preset="president"`: 3-8; see `president_v0`)          |
+| Action space       | `Discrete(catalog size)`: 7989 with the default rules           |
+| Observation        | `{"observation": Box(float32), "action_mask": Box(int8)}`       |
+
+Daifugo as the seed page plays it: 54 cards, singles, sets and same-suit runs with wild
+jokers, and seven switchable house rules (revolution, eight cut, spade three return, lock,
+fall of the capital, jack back, illegal finish). ``../shared/RULES.md`` settles every detail;
+:mod:`envs.daifugo.rules` documents each switch.
+
+## Arguments
+
+```python
+daifugo_v0.env(players=4, rounds=3, preset="daifugo", render_mode=None,
+               reward="centered", illegal_reward=-1, **house_rules)
+```
+
+* `players`: 3 or 4. `rounds`: rounds in the match (the seed page offers 3, 5, 7).
+* `preset`: `"daifugo"` (seed defaults) or `"president"` (the Western game, 3-8 players).
+* `**house_rules`: any switch of :class:`envs.daifugo.rules.Rules`, e.g. `lock=False`,
+  `illegal_finish=True`. Unknown names and impossible combinations raise `ValueError`.
+* `reward`: `"centered"`, each round's points minus the round's mean, so every round sums to
+  zero (4 players: 3/2/1/0 -> +1.5/+0.5/-0.5/-1.5); or `"raw"` points (3/2/1/0).
+* `illegal_reward`: reward of an agent that plays a masked action (the game then ends, as
+  PettingZoo's `TerminateIllegalWrapper` does, with a warning naming the move).
+
+## Actions
+
+Every possible move has a fixed id in the catalog (:mod:`envs.daifugo.catalog`): `pass`,
+singles, sets (suits matter: the lock compares them), runs (one id per choice of joker
+positions) and, in the exchange, `give <card>`. Text round-trips:
+`env.unwrapped.action_to_str(i)` and `env.unwrapped.action_from_str("3s JK=4s 5s")`.
+The exchange's giving side is automatic; the receivers choose their give-backs one card per
+step. Seats that cannot act (finished, or passed under strict passing) are skipped.
+
+## Observation
+
+`observation` is a float32 vector of named, seat-relative slices (row 0 is you), documented
+in :mod:`envs.daifugo.observation` and printable with
+`env.unwrapped.game.layout.describe()`. `action_mask` is 1 for the legal ids of the agent to
+move and all zeros for every other agent. `env.unwrapped.view(seat)` gives the same
+information as plain Python values (cards as text) for bots, tests and the terminal player.
+
+## Rewards and episode
+
+The episode is the whole match. At the end of each round every seat gets its round reward
+(see `reward`); the match ends after `rounds` rounds. `infos[agent]` holds the round, phase,
+title from the last round and score.
+
+## Deals
+
+`reset(seed=s)` reproduces a match. `env.unwrapped.deal_code` is the code of the current
+round's deal; `reset(options={"deal": code})` replays it (and the rounds after it) exactly.
+`reset(options={"hands": ["3s 4s 5s JK", "7h 7d", ...], "leader": 0})` sets up a position;
+cards named nowhere are out of play.
+
+## Version history
+
+* v0: first release.
+"""
+
+from __future__ import annotations
+
+from pettingzoo.utils import wrappers
+
+from .core.aec import CardGameEnv
+from .daifugo.engine import DaifugoGame
+from .daifugo.rules import Rules
+
+NAME = "daifugo_v0"
+
+
+def env(**kwargs):
+    """The wrapped environment (PettingZoo's order enforcing on top of :class:`raw_env`)."""
+    return wrappers.OrderEnforcingWrapper(raw_env(**kwargs))
+
+
+class raw_env(CardGameEnv):
+    metadata = {
+        "render_modes": ["ansi", "human"],
+        "name": NAME,
+        "is_parallelizable": False,
+    }
+    default_preset = "daifugo"
+
+    def __init__(
+        self,
+        players: int = 4,
+        rounds: int | None = None,
+        preset: str | None = None,
+        render_mode: str | None = None,
+        reward: str = "centered",
+        illegal_reward: float = -1.0,
+        **house_rules,
+    ):
+        preset = preset or self.default_preset
+        if rounds is not None:
+            house_rules["rounds"] = rounds
+        rules = Rules.preset(preset, players, **house_rules)
+        super().__init__(
+            DaifugoGame(rules, reward),
+            render_mode=render_mode,
+            illegal_reward=illegal_reward,
+            ezpickle_kwargs=dict(
+                players=players,
+                rounds=rounds,
+                preset=preset,
+                render_mode=render_mode,
+                reward=reward,
+                illegal_reward=illegal_reward,
+                **house_rules,
+            ),
+        )
+
+    @property
+    def rules(self) -> Rules:
+        return self.game.rules

@@ -1,0 +1,42 @@
+"""# President (Scum, Capitalism)
+
+| Import             | `from envs import president_v0`                                 |
+|--------------------|-----------------------------------------------------------------|
+| Creation           | `president_v0.env(players=5)` or `pettingzoo.make("aec", "climbrl/president-v0")` |
+| Agents             | `['player_0', ..., 'player_{N-1}']`, 3 to 8                     |
+| Everything else    | as `daifugo_v0` (same engine, same observation and action scheme) |
+
+The Western game of the seed page 001 on the Daifugo engine with the ``president`` preset:
+3-8 players, one deck up to 5 players and two from 6, 0-2 jokers (default 0; jokers are not
+wild: they play alone or as a pair), singles and sets, passing does not lock you out of the
+trick (`strict_pass=True` for the strict variant), revolution on four of a kind, 2-1 tax,
+titles President / Vice-President / Neutral / Vice-Scum / Scum and session scores
++3/+2/0/-2/-3. Options: `runs=True` (any suit, same length), `skip_on_equal=True`,
+`bombs=True`, `jokers=1|2`. Round 1 is led by the seat left of a random dealer (the first
+seat dealt); later rounds by the President after the tax; the Scum deals.
+
+`president_v0.env(players=4, rounds=5, **switches)` is `daifugo_v0.env(preset="president",
+...)` with its own `metadata["name"]`; see `daifugo_v0` for actions, observation, rewards
+and deals.
+
+## Version history
+
+* v0: first release.
+"""
+
+from __future__ import annotations
+
+from pettingzoo.utils import wrappers
+
+from . import daifugo_v0
+
+NAME = "president_v0"
+
+
+def env(**kwargs):
+    return wrappers.OrderEnforcingWrapper(raw_env(**kwargs))
+
+
+class raw_env(daifugo_v0.raw_env):
+    metadata = {**daifugo_v0.raw_env.metadata, "name": NAME}
+    default_preset = "president"
