@@ -171,8 +171,12 @@ class Catalog:
         self.njokers = tuple(m.jokers for m in moves)
         self.has8 = tuple(self._has_real(m, RANK_8) for m in moves)
         self.hasJ = tuple(self._has_real(m, RANK_J) for m in moves)
-        #: one deck: the exact real cards of a play (the engine adds jokers); else None
-        self.cards = tuple(self._exact_cards(m) for m in moves) if rules.decks == 1 else None
+        #: the exact real cards of a move when they are fixed (one deck, suits named; the
+        #: engine adds jokers); None when the engine picks copies or suits from the hand
+        self.cards = tuple(
+            self._exact_cards(m) if rules.decks == 1 and (m.kind != RUN or m.suit >= 0) else None
+            for m in moves
+        )
         self._build_tables()
         self._run_cache: dict[tuple[int, int, int], _RunGroup] = {}
 

@@ -621,9 +621,8 @@ class DaifugoState:
         cat = game.catalog
         deck = game.deck
         hand = self.hands[seat]
-        if cat.cards is not None:
-            cards = cat.cards[action]
-        else:
+        cards = cat.cards[action]
+        if cards is None:
             cards = 0
             m = cat.moves[action]
             if m.kind == SET and m.low < JOKER_RANK:
