@@ -101,9 +101,8 @@ class raw_env(CardGameEnv):
         **house_rules,
     ):
         preset = preset or self.default_preset
-        if rounds is not None:
-            house_rules["rounds"] = rounds
-        rules = Rules.preset(preset, players, **house_rules)
+        switches = dict(house_rules) if rounds is None else {**house_rules, "rounds": rounds}
+        rules = Rules.preset(preset, players, **switches)
         super().__init__(
             DaifugoGame(rules, reward),
             render_mode=render_mode,

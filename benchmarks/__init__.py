@@ -1,0 +1,1 @@
+"""Benchmarks that print figures (steps/s, microseconds per call, frames/s); no timed tests."""

@@ -1,0 +1,22 @@
+"""The ``climbrl`` command line."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="climbrl", description="climbrl command line")
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("bench", help="print environment speed figures")
+    args, rest = parser.parse_known_args(argv)
+    if args.command == "bench":
+        from benchmarks.daifugo import main as bench
+
+        bench(rest)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
