@@ -246,3 +246,30 @@ def test_revolution_counts_jokers():
     assert m.size >= REVOLUTION_SIZE and m.jokers == 1
     assert RANK_8 in _real_ranks(game.catalog.moves[game.action_from_str("7s 8s 9s")])
     assert RANK_J not in _real_ranks(game.catalog.moves[game.action_from_str("9s Ts JK=Js")])
+
+
+@pytest.mark.parametrize("config", [CONFIGS[0], CONFIGS[-1], CONFIGS[-4]], ids=[IDS[0], IDS[-1], IDS[-4]])
+def test_from_view_rebuilds_the_same_position(config):
+    """A state rebuilt from a seat's view plus the true hands moves exactly like the real one:
+    same legal moves for the next steps, same view."""
+    preset, players, overrides = config
+    game = game_for(preset, players, overrides)
+    rng = np.random.default_rng(5)
+    for _ in range(10):
+        state = game.new_state(rng)
+        while not state.terminal:
+            seat = state.current_player
+            view = state.view(seat)
+            twin = game.from_view(view, state.hands, seed=state.seed)
+            assert twin.legal_actions() == state.legal_actions()
+            probe_real, probe_twin = state.clone(), twin.clone()
+            for _ in range(6):
+                if probe_real.terminal or probe_real.round != state.round:
+                    break
+                legal = probe_real.legal_actions()
+                assert probe_twin.legal_actions() == legal
+                action = legal[rng.integers(len(legal))]
+                probe_real.apply(action)
+                probe_twin.apply(action)
+            legal = state.legal_actions()
+            state.apply(legal[rng.integers(len(legal))])

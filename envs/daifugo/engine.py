@@ -26,6 +26,7 @@ from ..core.game import IllegalActionError
 from .cards import (
     CARDS_PER_DECK,
     JOKER_RANK,
+    JOKER_TEXT,
     NUM_RANKS,
     NUM_SUITS,
     RANK_2,
@@ -37,6 +38,7 @@ from .cards import (
     SUIT_SPADES,
     SUITS,
     card_index,
+    parse_rank_suit,
 )
 from .catalog import GIVE, RUN, SET, SINGLE, Catalog
 from .rules import REVOLUTION_SIZE, Rules
@@ -277,6 +279,107 @@ class DaifugoGame:
 
         return render(self, state)
 
+    def action_features(self) -> np.ndarray:
+        """Static float32 features of every action id (see :meth:`Catalog.features`)."""
+        return self.catalog.features()
+
+    def recent_actions(self, state: DaifugoState, seat: int, count: int) -> np.ndarray:
+        """The last ``count`` moves of this round as rows ``(mover relative to seat, action id)``,
+        oldest first, padded with ``(-1, -1)``; another seat's exchange give shows as id -1."""
+        out = np.full((count, 2), -1, np.int64)
+        rows = state.history[-count:] if count else []
+        give = self.catalog.table["give"]
+        players = self.num_players
+        for i, (mover, action) in enumerate(rows, start=count - len(rows)):
+            out[i, 0] = (mover - seat) % players
+            out[i, 1] = -1 if (action in give and mover != seat) else action
+        return out
+
+    def from_view(
+        self, view: dict[str, Any], hands: Sequence[str | int], seed: int = 0
+    ) -> DaifugoState:
+        """A state consistent with ``view`` (what one seat saw) in which the seats hold
+        ``hands`` (text or masks; the viewer's own must match its view). Bots use it to
+        search over guesses of the hidden hands. Facts the view does not give (other seats'
+        exchange cards, the match seed) get neutral values."""
+        deck = self.deck
+        cat = self.catalog
+        players = self.num_players
+        seat = view["seat"]
+        masks = []
+        taken = 0
+        for s, h in enumerate(hands):
+            mask = deck.parse(h, taken) if isinstance(h, str) else int(h)
+            if mask & taken:
+                raise ValueError(f"hands given to from_view share cards (seat {s})")
+            taken |= mask
+            masks.append(mask)
+        if len(masks) != players:
+            raise ValueError(f"from_view needs {players} hands, got {len(masks)}")
+        if deck.format(masks[seat]) != view["hand"]:
+            raise ValueError("the viewer's hand differs from its view")
+        for s in range(players):
+            if masks[s].bit_count() != view["hand_counts"][s]:
+                raise ValueError(
+                    f"seat {s} holds {view['hand_counts'][s]} cards in the view, "
+                    f"{masks[s].bit_count()} in the hands given"
+                )
+        st = DaifugoState(self)
+        st.seed = seed
+        st.round = view["round"]
+        st.scores = list(view["scores"])
+        st.reward_total = [0.0] * players
+        st.titles = [-1 if p is None else p for p in view["title_places"]]
+        st.terminal = view["phase"] == PHASE_NAMES[PHASE_OVER]
+        st.winner = -1 if view["winner"] is None else view["winner"]
+        st.steps = 0
+        st.hands = masks
+        st.deal_hands = tuple(masks)
+        st.places = [-1 if p is None else p for p in view["places"]]
+        placed = {p for p in st.places if p >= 0}
+        st.next_top = next(p for p in range(players) if p not in placed) if len(placed) < players else players
+        st.next_bottom = next((p for p in reversed(range(players)) if p not in placed), -1)
+        st.active = sum(1 << s for s in range(players) if view["active"][s])
+        st.revolution = view["revolution"]
+        st.jack_back = view["jack_back"]
+        st.played = deck.parse(view["played"], taken)
+        st.hidden_out = deck.full & ~(taken | st.played)
+        st.gave = [0] * players
+        st.received = [0] * players
+        st.gave[seat] = deck.parse(view["exchange"]["gave"])
+        st.received[seat] = deck.parse(view["exchange"]["received"])
+        st.history = []
+        st.phase = PHASE_NAMES.index(view["phase"])
+        st.current_player = view["current_player"]
+        place = players - 1 if self.rules.later_leader == "last_place" else 0
+        st.leader = st.titles.index(place) if place in st.titles else max(st.current_player, 0)
+        st.deal_leader = st.leader
+        st.pending = []
+        if st.phase == PHASE_EXCHANGE:
+            seat_of = {p: s for s, p in enumerate(st.titles)}
+            started = False
+            for tier, count in enumerate(self.rules.exchange):
+                receiver, giver = seat_of[tier], seat_of[players - 1 - tier]
+                if receiver == st.current_player:
+                    started = True
+                    left = view["exchange"]["to_give"] if receiver == seat else count
+                    st.pending.append([receiver, giver, left])
+                elif started:
+                    st.pending.append([receiver, giver, count])
+        pile = view["pile"]
+        st._reset_pile()
+        if pile is not None:
+            st.pile = cat.action_from_str(pile["move"])
+            st.pile_cards = _cards_within(deck, st.played, pile["cards"])
+            st.last_player = pile["by"]
+            st.lock = sum(1 << SUITS.index(ch) for ch in (view["lock"] or ""))
+            st.prev_suits = -1 if st.pile_cards & deck.joker_mask else cat.suits[st.pile]
+            st.jack_back = view["jack_back"]
+        st.passed = sum(1 << s for s in range(players) if view["passed"][s])
+        st.passed_pile = sum(1 << s for s in range(players) if view["passed_pile"][s])
+        st._legal = None
+        return st
+
     def info(self, state: DaifugoState, seat: int) -> dict[str, Any]:
         return {
             "round": state.round,
@@ -284,6 +387,20 @@ class DaifugoGame:
             "title": state.title_of(seat),
             "score": state.scores[seat],
         }
+
+
+def _cards_within(deck, within: int, text: str) -> int:
+    """The cards named by ``text``, each taken from the mask ``within`` (copies as held)."""
+    out = 0
+    for token in text.split():
+        if token == JOKER_TEXT:
+            pool = deck.joker_mask
+        else:
+            rank, suit = parse_rank_suit(token)
+            pool = deck.rank_suit_mask[rank][suit]
+        free = within & pool & ~out
+        out |= free & -free
+    return out
 
 
 class DaifugoState:
@@ -850,9 +967,11 @@ class DaifugoState:
             "hand_counts": [self.hands[s].bit_count() for s in range(players)],
             "pile": pile,
             "passed": [bool(self.passed >> s & 1) for s in range(players)],
+            "passed_pile": [bool(self.passed_pile >> s & 1) for s in range(players)],
             "active": [bool(self.active >> s & 1) for s in range(players)],
             "places": [None if p < 0 else p for p in self.places],
             "titles": [self.title_of(s) for s in range(players)],
+            "title_places": [None if p < 0 else p for p in self.titles],
             "scores": self.scores[:],
             "revolution": self.revolution,
             "jack_back": self.jack_back,
