@@ -1,0 +1,176 @@
+"""Neural CPU players: a trained network behind ``player.act(observation, view) -> int``.
+
+``load(path, game)`` takes either
+
+* an exported CPU directory (``climbrl export``): ``cpu.json`` plus one ONNX model per role,
+  run with onnxruntime (numpy only: no torch needed), or
+* a training checkpoint (``runs/<run>/checkpoint.pt`` or the run directory), run with torch.
+
+Either way the recorded spec (game, env version, rules, observation layout, action catalog)
+is checked against ``game`` first and a mismatch raises a ``ValueError`` naming what differs.
+
+``observation`` is what PettingZoo gives the agent (a dict with ``"observation"`` and
+``"action_mask"``); ``view`` is ``state.view(seat)``, whose ``history`` supplies the recent
+moves. Weaker levels: ``temperature`` samples moves with probability proportional to
+``exp(q / temperature)`` (q in the env's reward units) instead of taking the best, and
+``top_k`` keeps only the k best moves before choosing.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .spec import check_spec, game_from_spec, history_from_view, role_from_view
+
+META_FILE = "cpu.json"
+META_FORMAT = "climbrl-cpu-1"
+CHECKPOINT_FILE = "checkpoint.pt"
+INPUTS = ("obs", "hist_actions", "hist_movers", "move_ids", "move_seg")
+"""the scorer's inputs: observations [B, O] float32, history action ids and relative movers
+[B, H] int64 (-1 padding), legal move ids [N] int64 and the decision of each [N] int64"""
+OUTPUT = "q"
+
+Scorer = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray], np.ndarray]
+
+
+class NeuralPlayer:
+    """Chooses among the legal moves by the network's q (expected return of this seat)."""
+
+    def __init__(self, game, scorers: Sequence[Scorer], history_length: int,
+                 temperature: float = 0.0, top_k: int | None = None, seed=None,
+                 meta: dict | None = None):
+        if temperature < 0:
+            raise ValueError(f"temperature must be >= 0, got {temperature!r}")
+        if top_k is not None and (not isinstance(top_k, int) or top_k < 1):
+            raise ValueError(f"top_k must be a positive integer or None, got {top_k!r}")
+        self.game = game
+        self.scorers = list(scorers)
+        self.history_length = history_length
+        self.temperature = temperature
+        self.top_k = top_k
+        self.rng = np.random.default_rng(seed)
+        self.meta = meta or {}
+
+    def scores(self, observation, view: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
+        """The legal move ids and their q values."""
+        if isinstance(observation, dict):
+            obs = observation["observation"]
+            legal = np.flatnonzero(observation["action_mask"])
+        elif "legal" in view:
+            obs = observation
+            legal = np.array([self.game.action_from_str(t) for t in view["legal"]], np.int64)
+        else:
+            raise ValueError("observation must be PettingZoo's dict with an action_mask "
+                             "(or the view must list the legal moves)")
+        if len(legal) == 0:
+            raise ValueError("no legal move: is it this seat's turn?")
+        hist = history_from_view(self.game, view, self.history_length)
+        q = self.scorers[role_from_view(self.game, view)](
+            np.asarray(obs, np.float32)[None], hist[None, :, 1], hist[None, :, 0],
+            legal.astype(np.int64), np.zeros(len(legal), np.int64))
+        return legal, np.asarray(q, np.float64)
+
+    def act(self, observation, view: dict[str, Any]) -> int:
+        legal, q = self.scores(observation, view)
+        order = np.argsort(-q, kind="stable")
+        if self.top_k is not None:
+            order = order[: self.top_k]
+        if self.temperature == 0 or len(order) == 1:
+            return int(legal[order[0]])
+        z = (q[order] - q[order[0]]) / self.temperature
+        p = np.exp(z)
+        return int(legal[order[self.rng.choice(len(order), p=p / p.sum())]])
+
+
+def _resolve_game(game, spec: dict):
+    """``game`` as an engine: an engine, an env (its ``game``), a game name, or None (rebuilt
+    from the recorded spec)."""
+    if game is None:
+        return game_from_spec(spec)
+    if isinstance(game, str):
+        if game != spec["game"]:
+            raise ValueError(f"this player was trained on {spec['game']!r}, not {game!r}")
+        return game_from_spec(spec)
+    for attr in ("unwrapped", "game"):
+        if not hasattr(game, "layout") and hasattr(game, attr):
+            game = getattr(game, attr)
+    if not hasattr(game, "layout"):
+        game = getattr(game, "game", game)
+    return game
+
+
+def _onnx_scorer(path: Path) -> Scorer:
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 1
+    options.inter_op_num_threads = 1
+    session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+
+    def score(*arrays):
+        return session.run([OUTPUT], dict(zip(INPUTS, arrays)))[0]
+
+    return score
+
+
+def load_exported(path: str | Path, game=None, **knobs) -> NeuralPlayer:
+    path = Path(path)
+    meta_path = path / META_FILE
+    if not meta_path.is_file():
+        raise ValueError(f"{str(path)!r} is not an exported CPU player (no {META_FILE})")
+    meta = json.loads(meta_path.read_text())
+    if meta.get("format") != META_FORMAT:
+        raise ValueError(f"{meta_path}: format {meta.get('format')!r}, expected {META_FORMAT!r}")
+    game = _resolve_game(game, meta["spec"])
+    check_spec(meta["spec"], game, "CPU player")
+    scorers = [_onnx_scorer(path / meta["models"][role]) for role in meta["roles"]]
+    return NeuralPlayer(game, scorers, meta["network"]["history_length"], meta=meta, **knobs)
+
+
+def torch_scorer(net) -> Scorer:
+    import torch
+
+    def score(obs, hist_actions, hist_movers, move_ids, move_seg):
+        with torch.no_grad():
+            q = net(*(torch.from_numpy(np.ascontiguousarray(a))
+                      for a in (obs, hist_actions, hist_movers, move_ids, move_seg)))
+        return q.numpy()
+
+    return score
+
+
+def load_checkpoint(path: str | Path, game=None, **knobs) -> NeuralPlayer:
+    from training import checkpoint
+
+    from .network import NetConfig, build_network
+
+    data = checkpoint.load(path)
+    game = _resolve_game(game, data["spec"])
+    check_spec(data["spec"], game, "checkpoint")
+    cfg = NetConfig.from_dict(data["network"])
+    scorers = []
+    for role in data["roles"]:
+        net = build_network(game, cfg)
+        net.load_state_dict(data["models"][role])
+        scorers.append(torch_scorer(net.eval()))
+    meta = {"spec": data["spec"], "network": data["network"], "roles": data["roles"],
+            "trained": {"frames": data["counters"]["frames"]}}
+    return NeuralPlayer(game, scorers, cfg.history_length, meta=meta, **knobs)
+
+
+def load(path: str | Path, game=None, temperature: float = 0.0, top_k: int | None = None,
+         seed=None) -> NeuralPlayer:
+    """A neural player from an exported CPU directory or a training checkpoint."""
+    p = Path(path)
+    knobs = {"temperature": temperature, "top_k": top_k, "seed": seed}
+    if (p / META_FILE).is_file():
+        return load_exported(p, game, **knobs)
+    if p.is_file() or (p / CHECKPOINT_FILE).is_file():
+        return load_checkpoint(p, game, **knobs)
+    raise ValueError(f"{str(path)!r} is neither an exported CPU directory ({META_FILE}) nor "
+                     f"a checkpoint")

@@ -1,0 +1,196 @@
+"""What a trained model is tied to: the game, its rules config, observation layout and action
+catalog, and the roles that get their own network. Pure Python and numpy (no torch), so an
+exported CPU player can check it is being loaded into the right game.
+
+A *spec* is a plain dict recorded in every checkpoint and exported player::
+
+    {"game": "daifugo", "env_version": 0, "num_players": 4, "config": {...},
+     "layout": {"hand": [53], ...}, "num_actions": 7989, "action_features": "sha256:..."}
+
+:func:`check_spec` compares a recorded spec with a live game and raises a ``ValueError`` that
+lists every difference.
+
+Roles. Daifugo and President train one seat-relative network (role ``"seat"``). Dou Dizhu
+trains one network per role: ``"bidding"`` (every bid, before the landlord is known),
+``"landlord"``, ``"peasant_after"`` (the peasant who plays right after the landlord) and
+``"peasant_before"`` (the one who plays right before it).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+import numpy as np
+
+GAMES = ("daifugo", "president", "doudizhu")
+SEAT_ROLES = ("seat",)
+DOUDIZHU_ROLES = ("bidding", "landlord", "peasant_after", "peasant_before")
+DOUDIZHU_PLAYERS = 3
+HIDDEN_MOVE_SUFFIX = "?"
+"""A move another seat made face down (``give ?``) shows with this suffix in a view."""
+NO_ACTION = -1
+
+
+def make_game(game: str, players: int | None = None, rules: dict | None = None,
+              reward: str | None = None):
+    """The engine for a game name, player count, rule overrides and reward mode."""
+    rules = dict(rules or {})
+    if game in ("daifugo", "president"):
+        from envs.daifugo import DaifugoGame, Rules
+
+        return DaifugoGame(Rules.preset(game, players, **rules), reward or "centered")
+    if game == "doudizhu":
+        if players not in (None, DOUDIZHU_PLAYERS):
+            raise ValueError(f"doudizhu is a {DOUDIZHU_PLAYERS}-player game, got players={players}")
+        try:
+            from envs.doudizhu import DoudizhuConfig, DoudizhuGame
+        except ImportError as err:
+            raise ValueError(
+                f"game 'doudizhu' needs the Dou Dizhu engine (envs.doudizhu), not importable "
+                f"here: {err}"
+            ) from None
+        if reward is not None:
+            rules["reward"] = reward
+        return DoudizhuGame(DoudizhuConfig(**rules))
+    raise ValueError(f"unknown game {game!r}; games are {GAMES}")
+
+
+def game_from_spec(spec: dict[str, Any]):
+    """Rebuild the engine a spec was recorded from."""
+    config = spec["config"]
+    if spec["game"] in ("daifugo", "president"):
+        from envs.daifugo import DaifugoGame, Rules
+
+        return DaifugoGame(Rules.from_dict(config["rules"]), config["reward"])
+    if spec["game"] == "doudizhu":
+        keys = {k: v for k, v in config.items() if k not in ("game", "version")}
+        return make_game("doudizhu", rules=keys)
+    raise ValueError(f"unknown game {spec['game']!r} in spec; games are {GAMES}")
+
+
+def require_trainer_api(game) -> None:
+    """The trainer and the neural players need ``action_features()`` and ``recent_actions()``."""
+    missing = [m for m in ("action_features", "recent_actions") if not hasattr(game, m)]
+    if missing:
+        raise ValueError(
+            f"game {game.name!r} lacks {', '.join(missing)}: the neural players need a static "
+            "per-action feature table and the recent (mover, action) history"
+        )
+
+
+def features_digest(features: np.ndarray) -> str:
+    data = np.ascontiguousarray(features, np.float32)
+    return "sha256:" + hashlib.sha256(str(data.shape).encode() + data.tobytes()).hexdigest()[:16]
+
+
+def _plain(value: Any) -> Any:
+    """JSON round trip, so a spec compares equal before and after saving."""
+    return json.loads(json.dumps(value))
+
+
+def model_spec(game) -> dict[str, Any]:
+    require_trainer_api(game)
+    return _plain(
+        {
+            "game": game.name,
+            "env_version": game.version,
+            "num_players": game.num_players,
+            "config": game.config_dict(),
+            "layout": game.layout.to_dict(),
+            "num_actions": game.num_actions,
+            "action_features": features_digest(game.action_features()),
+        }
+    )
+
+
+def _diff(path: str, saved: Any, live: Any, out: list[str]) -> None:
+    if isinstance(saved, dict) and isinstance(live, dict):
+        for key in list(saved) + [k for k in live if k not in saved]:
+            where = f"{path}.{key}" if path else str(key)
+            if key not in live:
+                out.append(f"{where}: {saved[key]!r} in the model, absent in the env")
+            elif key not in saved:
+                out.append(f"{where}: absent in the model, {live[key]!r} in the env")
+            else:
+                _diff(where, saved[key], live[key], out)
+    elif saved != live:
+        out.append(f"{path}: {saved!r} in the model, {live!r} in the env")
+
+
+def spec_differences(saved: dict[str, Any], live: dict[str, Any]) -> list[str]:
+    out: list[str] = []
+    _diff("", _plain(saved), _plain(live), out)
+    return out
+
+
+def check_spec(saved: dict[str, Any], game, what: str = "model") -> None:
+    """Raise a ``ValueError`` naming every difference between a recorded spec and ``game``."""
+    diffs = spec_differences(saved, model_spec(game))
+    if diffs:
+        env = f"{saved.get('game')}_v{saved.get('env_version')}"
+        raise ValueError(
+            f"this {what} was trained on {env} with other settings than this env; "
+            "differences:\n  " + "\n  ".join(diffs)
+        )
+
+
+# -- roles ---------------------------------------------------------------------------------------
+
+
+def roles(game) -> tuple[str, ...]:
+    return DOUDIZHU_ROLES if game.name == "doudizhu" else SEAT_ROLES
+
+
+def _doudizhu_role(landlord: int | None, seat: int) -> int:
+    if landlord is None or landlord < 0:
+        return DOUDIZHU_ROLES.index("bidding")
+    if seat == landlord:
+        return DOUDIZHU_ROLES.index("landlord")
+    if seat == (landlord + 1) % DOUDIZHU_PLAYERS:
+        return DOUDIZHU_ROLES.index("peasant_after")
+    return DOUDIZHU_ROLES.index("peasant_before")
+
+
+def role_of(game, state, seat: int) -> int:
+    """Index into :func:`roles` of the network that decides for ``seat`` in ``state``."""
+    if game.name == "doudizhu":
+        return _doudizhu_role(state.landlord, seat)
+    return 0
+
+
+def role_from_view(game, view: dict[str, Any]) -> int:
+    if game.name == "doudizhu":
+        return _doudizhu_role(view.get("landlord"), view["seat"])
+    return 0
+
+
+def return_groups(game, state) -> list[tuple[str, int]]:
+    """``(name, seat)`` pairs under which an episode's returns are logged."""
+    if game.name == "doudizhu" and state.landlord >= 0:
+        return [(DOUDIZHU_ROLES[_doudizhu_role(state.landlord, s)], s)
+                for s in range(game.num_players)]
+    return [(f"seat_{s}", s) for s in range(game.num_players)]
+
+
+def history_from_view(game, view: dict[str, Any], count: int) -> np.ndarray:
+    """The same rows as ``game.recent_actions(state, seat, count)``, rebuilt from a view's
+    ``history`` of ``(seat, text)``: ``(mover relative to the viewer, action id)``, oldest first,
+    padded with ``(-1, -1)``; a move shown face down (``give ?``) has id -1."""
+    out = np.full((count, 2), NO_ACTION, np.int64)
+    rows = view["history"][-count:] if count else []
+    seat, players = view["seat"], game.num_players
+    for i, (mover, text) in enumerate(rows, start=count - len(rows)):
+        out[i, 0] = (mover - seat) % players
+        out[i, 1] = NO_ACTION if text.endswith(HIDDEN_MOVE_SUFFIX) else game.action_from_str(text)
+    return out
+
+
+def won(game, state, seat: int) -> bool:
+    """The seat won the finished episode: the match winner where the game names one (Daifugo),
+    else a positive return (Dou Dizhu: its side won)."""
+    winner = getattr(state, "winner", None)
+    if isinstance(winner, int):
+        return winner == seat
+    return state.returns()[seat] > 0

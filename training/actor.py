@@ -1,0 +1,229 @@
+"""Self-play actors: many games stepped in lockstep on the pure engine, the network batched over
+every pending decision.
+
+One :meth:`SelfPlayActor.step` makes one decision in each of its games: it writes every
+observation and history into one array, groups the decisions by role, encodes each group's
+states once, scores all their legal moves in one call and plays epsilon-greedily. When a game
+ends, each of its decisions becomes a sample whose target is the deciding seat's return from
+that decision to the end (Deep Monte-Carlo); full batches of one role go to the transport.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import pickle
+import signal
+
+import numpy as np
+import torch
+
+from policies.network import NetConfig, QNetwork, build_network
+from policies.spec import make_game, return_groups, role_of, roles
+
+from .transport import Batch, Transport
+
+HIST_ACTION_DTYPE = np.int32
+HIST_MOVER_DTYPE = np.int8
+
+
+class NetPolicy:
+    """Batched greedy / epsilon-greedy choices of one network per role, over engine states.
+
+    ``cache_moves``: precompute the move part of every catalog action at each
+    :meth:`refresh` (worth it when the weights stay fixed for many decisions, as in an
+    evaluation); otherwise the moves of each batch are encoded as they come, which is cheaper
+    for actors whose weights change after every learner update.
+    """
+
+    def __init__(self, game, nets: list[QNetwork], cache_moves: bool = False):
+        self.game = game
+        self.nets = nets
+        self.history_length = nets[0].config.history_length
+        self.cache_moves = cache_moves
+        self.move_codes: list[torch.Tensor | None] = [None] * len(nets)
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Call after the weights change."""
+        if self.cache_moves:
+            with torch.no_grad():
+                self.move_codes = [net.move_codes() for net in self.nets]
+
+    def observe(self, states: list, seats: list[int]):
+        game = self.game
+        n = len(states)
+        obs = np.empty((n, game.layout.size), np.float32)
+        hist = np.empty((n, self.history_length, 2), np.int64)
+        legal: list[list[int]] = []
+        role = np.empty(n, np.int64)
+        for i, (st, seat) in enumerate(zip(states, seats)):
+            game.observe(st, seat, obs[i])
+            hist[i] = game.recent_actions(st, seat, self.history_length)
+            legal.append(st.legal_actions())
+            role[i] = role_of(game, st, seat)
+        return obs, hist, legal, role
+
+    def choose(self, obs, hist, legal, role, epsilon: float, rng: np.random.Generator) -> list[int]:
+        n = len(legal)
+        choices = [0] * n
+        explore = rng.random(n) < epsilon if epsilon > 0 else np.zeros(n, bool)
+        todo: dict[int, list[int]] = {}
+        for i, moves in enumerate(legal):
+            if len(moves) == 1:
+                choices[i] = moves[0]
+            elif explore[i]:
+                choices[i] = moves[int(rng.integers(len(moves)))]
+            else:
+                todo.setdefault(int(role[i]), []).append(i)
+        for r, idx in todo.items():
+            q, offsets = self.score(r, obs[idx], hist[idx], [legal[i] for i in idx])
+            for k, i in enumerate(idx):
+                choices[i] = legal[i][int(np.argmax(q[offsets[k]:offsets[k + 1]]))]
+        return choices
+
+    def score(self, r: int, obs: np.ndarray, hist: np.ndarray, legal: list[list[int]]):
+        """q of every legal move of a group of decisions of role ``r``, flat, and offsets."""
+        lengths = np.fromiter((len(m) for m in legal), np.int64, len(legal))
+        offsets = np.zeros(len(legal) + 1, np.int64)
+        np.cumsum(lengths, out=offsets[1:])
+        ids = torch.from_numpy(np.fromiter((a for m in legal for a in m), np.int64, offsets[-1]))
+        seg = torch.from_numpy(np.repeat(np.arange(len(legal)), lengths))
+        net = self.nets[r]
+        with torch.no_grad():
+            codes = net.encode(torch.from_numpy(obs), torch.from_numpy(hist[:, :, 1]),
+                               torch.from_numpy(hist[:, :, 0]))
+            q = net.score(codes, seg, ids, self.move_codes[r]).numpy()
+        return q, offsets
+
+
+class _GamePickler(pickle.Pickler):
+    """Pickles states without their (large, rebuildable) game object."""
+
+    def __init__(self, file, game):
+        super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
+        self.game = game
+
+    def persistent_id(self, obj):
+        return "game" if obj is self.game else None
+
+
+class _GameUnpickler(pickle.Unpickler):
+    def __init__(self, file, game):
+        super().__init__(file)
+        self.game = game
+
+    def persistent_load(self, pid):
+        if pid != "game":
+            raise pickle.UnpicklingError(f"unknown persistent id {pid!r}")
+        return self.game
+
+
+class SelfPlayActor:
+    """``games`` matches in lockstep, feeding ``transport`` with batches of ``batch_size``."""
+
+    def __init__(self, game, nets: list[QNetwork], transport: Transport, games: int,
+                 epsilon: float, batch_size: int, rng: np.random.Generator, actor_id: int = 0):
+        if games < 1:
+            raise ValueError(f"games_per_actor must be at least 1, got {games}")
+        self.game = game
+        self.role_names = roles(game)
+        self.policy = NetPolicy(game, nets)
+        self.transport = transport
+        self.epsilon = epsilon
+        self.batch_size = batch_size
+        self.rng = rng
+        self.actor_id = actor_id
+        self.version = -1
+        self.states = [game.new_state(rng) for _ in range(games)]
+        self.trajectories: list[list[tuple]] = [[] for _ in range(games)]
+        self.samples: list[list[tuple]] = [[] for _ in self.role_names]
+        self.episodes: list[dict] = []
+
+    def sync_weights(self) -> None:
+        got = self.transport.fetch_weights(self.version)
+        if got is None:
+            return
+        self.version, weights = got
+        for name, net in zip(self.role_names, self.policy.nets):
+            net.load_state_dict(weights[name])
+        self.policy.refresh()
+
+    def step(self) -> int:
+        """One decision in every game; returns the number of decisions made."""
+        self.sync_weights()
+        states = self.states
+        seats = [st.current_player for st in states]
+        obs, hist, legal, role = self.policy.observe(states, seats)
+        choices = self.policy.choose(obs, hist, legal, role, self.epsilon, self.rng)
+        for i, st in enumerate(states):
+            seat = seats[i]
+            self.trajectories[i].append(
+                (int(role[i]), seat, obs[i], hist[i], choices[i], st.returns()[seat])
+            )
+            st.apply(choices[i])
+            if st.terminal:
+                self._finish(i)
+        return len(states)
+
+    def _finish(self, i: int) -> None:
+        st = self.states[i]
+        final = st.returns()
+        traj = self.trajectories[i]
+        for r, seat, obs, hist, action, before in traj:
+            self.samples[r].append((obs, hist, action, final[seat] - before))
+        self.episodes.append(
+            {"returns": {name: final[s] for name, s in return_groups(self.game, st)},
+             "length": len(traj)}
+        )
+        self.states[i] = self.game.new_state(self.rng)
+        self.trajectories[i] = []
+        for r, pool in enumerate(self.samples):
+            while len(pool) >= self.batch_size:
+                self._emit(r, pool[: self.batch_size])
+                del pool[: self.batch_size]
+
+    def _emit(self, r: int, rows: list[tuple]) -> None:
+        hist = np.stack([row[1] for row in rows])
+        batch = Batch(
+            role=r,
+            obs=np.stack([row[0] for row in rows]),
+            hist_actions=hist[:, :, 1].astype(HIST_ACTION_DTYPE),
+            hist_movers=hist[:, :, 0].astype(HIST_MOVER_DTYPE),
+            actions=np.array([row[2] for row in rows], np.int32),
+            targets=np.array([row[3] for row in rows], np.float32),
+            actor=self.actor_id,
+            episodes=self.episodes,
+        )
+        self.episodes = []
+        self.transport.put_batch(batch)
+
+    # -- exact resume (inline actor) ---------------------------------------------------------------
+
+    def get_state(self) -> bytes:
+        buf = io.BytesIO()
+        _GamePickler(buf, self.game).dump(
+            (self.states, self.trajectories, self.samples, self.episodes, self.rng,
+             self.version)
+        )
+        return buf.getvalue()
+
+    def set_state(self, data: bytes) -> None:
+        (self.states, self.trajectories, self.samples, self.episodes, self.rng,
+         self.version) = _GameUnpickler(io.BytesIO(data), self.game).load()
+        self.version = -1  # reload the weights on the next step
+
+
+def actor_process(actor_id: int, game_kwargs: dict, net_config: dict, transport,
+                  games: int, epsilon: float, batch_size: int, seed: list[int]) -> None:
+    """Entry point of one actor process (spawned): steps its games until told to stop."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the learner decides when to stop
+    os.environ["OMP_NUM_THREADS"] = "1"
+    torch.set_num_threads(1)
+    game = make_game(**game_kwargs)
+    cfg = NetConfig.from_dict(net_config)
+    nets = [build_network(game, cfg).eval() for _ in roles(game)]
+    rng = np.random.default_rng(seed)
+    actor = SelfPlayActor(game, nets, transport, games, epsilon, batch_size, rng, actor_id)
+    while not transport.stop.is_set():
+        actor.step()

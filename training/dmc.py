@@ -1,0 +1,388 @@
+"""Deep Monte-Carlo self-play (DouZero's DMC) for every climbrl game, in one file.
+
+Actors play many games at once with the current network, epsilon-greedy over the legal moves;
+each decision's target is the deciding seat's return from that decision to the end of the
+episode (for Daifugo the episode is the whole match). The learner fits q(state, move) to those
+targets with MSE and RMSprop, one network per role (Daifugo / President: one shared
+seat-relative network; Dou Dizhu: bidding, landlord and the two peasants), and publishes the
+weights back to the actors.
+
+    climbrl train --config configs/daifugo4.yaml --minutes 3
+    climbrl train --resume runs/<run-name> --minutes 10
+
+TensorBoard: ``tensorboard --logdir runs``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import random
+import signal
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from policies.network import NetConfig, build_network
+from policies.spec import check_spec, make_game, model_spec, roles
+
+from . import checkpoint
+from .actor import NetPolicy, SelfPlayActor, actor_process
+from .arena import evaluate
+from .transport import Batch, InlineTransport, LocalTransport
+
+HISTORY_TURNS = 4
+"""default history: this many turns of the table"""
+STATS_WINDOW = 100
+"""episodes averaged in the logged returns"""
+SECONDS_PER_MINUTE = 60
+JOIN_SECONDS = 5.0
+POLL_SECONDS = 0.1
+
+
+@dataclass
+class Args:
+    # -- game
+    game: str = "daifugo"
+    """game to train: daifugo, president or doudizhu"""
+    players: int | None = None
+    """seats at the table (None: the game's default)"""
+    rules: dict = field(default_factory=dict)
+    """rule switches over the game's preset, e.g. {rounds: 3, lock: false}"""
+    reward: str | None = None
+    """the env's reward mode (None: its default; daifugo: centered, doudizhu: score)"""
+    # -- run
+    seed: int = 1
+    """seed of the networks, the deals and the exploration"""
+    run_name: str | None = None
+    """name of the run directory under runs_dir (None: {game}{players}__dmc__{seed}__{time})"""
+    runs_dir: str = "runs"
+    """where TensorBoard logs and checkpoints go"""
+    minutes: float | None = None
+    """stop after this much training time in all (resumed sessions add up); None: no limit"""
+    total_frames: int | None = None
+    """stop after the learner has trained on this many decisions; None: no limit"""
+    resume: str | None = None
+    """continue the run in this directory (or checkpoint file)"""
+    checkpoint_minutes: float = 10.0
+    """write runs/<run>/checkpoint.pt this often (and always at exit, Ctrl-C included)"""
+    progress: bool = True
+    """show a progress bar"""
+    # -- actors
+    actors: int = 1
+    """actor processes; 0 runs the actor inside the learner (one core, resumes exactly)"""
+    games_per_actor: int = 32
+    """games each actor plays at once, batching the network over their decisions"""
+    exploration: float = 0.01
+    """epsilon: chance of a uniformly random legal move instead of the best one"""
+    queue_batches: int = 8
+    """batches waiting between actors and learner before actors block"""
+    # -- learner
+    batch_size: int = 256
+    """decisions per learner update (each update uses one role)"""
+    learning_rate: float = 1e-4
+    rmsprop_alpha: float = 0.99
+    rmsprop_momentum: float = 0.0
+    rmsprop_eps: float = 1e-5
+    max_grad_norm: float = 40.0
+    # -- network
+    history_length: int | None = None
+    """recent moves the LSTM reads (None: HISTORY_TURNS turns of the table)"""
+    history_group: int | None = None
+    """moves per LSTM step (None: one per seat)"""
+    lstm_hidden: int = 128
+    state_layers: list = field(default_factory=lambda: [512, 512, 512, 512])
+    pair_layers: list = field(default_factory=lambda: [512])
+    # -- logging and evaluation
+    log_seconds: float = 5.0
+    """TensorBoard scalars this often"""
+    eval_every_frames: int = 100_000
+    """evaluate against eval_opponent every this many frames (and at the start); 0: never"""
+    eval_deals: int = 25
+    """deals per evaluation, each played with the network in every seat"""
+    eval_opponent: str = "random"
+    """who fills the other seats in evaluations"""
+
+    def net_config(self, num_players: int) -> NetConfig:
+        group = self.history_group or num_players
+        return NetConfig(
+            history_length=self.history_length or HISTORY_TURNS * group,
+            history_group=group,
+            lstm_hidden=self.lstm_hidden,
+            state_layers=tuple(self.state_layers),
+            pair_layers=tuple(self.pair_layers),
+        )
+
+    def game_kwargs(self) -> dict[str, Any]:
+        return {"game": self.game, "players": self.players, "rules": dict(self.rules),
+                "reward": self.reward}
+
+    def validate(self) -> None:
+        checks = [
+            ("actors", self.actors >= 0), ("games_per_actor", self.games_per_actor >= 1),
+            ("batch_size", self.batch_size >= 1), ("queue_batches", self.queue_batches >= 1),
+            ("exploration", 0.0 <= self.exploration <= 1.0),
+            ("learning_rate", self.learning_rate > 0), ("eval_deals", self.eval_deals >= 1),
+            ("eval_every_frames", self.eval_every_frames >= 0),
+            ("checkpoint_minutes", self.checkpoint_minutes > 0),
+        ]
+        for name, ok in checks:
+            if not ok:
+                raise ValueError(f"bad value for {name}: {getattr(self, name)!r}")
+
+
+def learn(net: nn.Module, optimizer: torch.optim.Optimizer, batch: Batch,
+          max_grad_norm: float) -> float:
+    """One MSE step of q(state, move played) towards the Monte-Carlo return."""
+    q = net(
+        torch.from_numpy(batch.obs),
+        torch.from_numpy(batch.hist_actions).long(),
+        torch.from_numpy(batch.hist_movers).long(),
+        torch.from_numpy(batch.actions).long(),
+        torch.arange(batch.size),
+    )
+    loss = F.mse_loss(q, torch.from_numpy(batch.targets))
+    optimizer.zero_grad()
+    loss.backward()
+    nn.utils.clip_grad_norm_(net.parameters(), max_grad_norm)
+    optimizer.step()
+    return loss.item()
+
+
+class StopRequest:
+    """Ctrl-C / SIGTERM handler: the first signal asks the loop to stop after the current
+    update (so the checkpoint is consistent); a second one interrupts at once."""
+
+    def __init__(self):
+        self.requested = False
+        self.previous: dict[int, Any] = {}
+
+    def __call__(self, signum, frame):
+        if self.requested:
+            raise KeyboardInterrupt
+        self.requested = True
+
+    def install(self) -> None:
+        if threading.current_thread() is threading.main_thread():
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                self.previous[sig] = signal.signal(sig, self)
+
+    def uninstall(self) -> None:
+        for sig, handler in self.previous.items():
+            signal.signal(sig, handler)
+
+
+def train(args: Args) -> dict[str, Any]:
+    """Run (or resume) a training run; returns a summary (frames, run directory, evaluations)."""
+    args.validate()
+    saved = checkpoint.load(args.resume) if args.resume else None
+
+    # -- seeding: one process-wide generator each, all from args.seed
+    random.seed(args.seed)
+    torch.manual_seed(args.seed)
+    torch.set_num_threads(1)
+
+    # -- game, networks, optimizers: sizes from the env's layout and action table
+    game = make_game(**args.game_kwargs())
+    spec = model_spec(game)
+    role_names = roles(game)
+    net_cfg = args.net_config(game.num_players)
+    nets = [build_network(game, net_cfg) for _ in role_names]
+    optimizers = [
+        torch.optim.RMSprop(net.parameters(), lr=args.learning_rate, alpha=args.rmsprop_alpha,
+                            momentum=args.rmsprop_momentum, eps=args.rmsprop_eps)
+        for net in nets
+    ]
+    counters = {"frames": 0, "updates": 0, "episodes": 0, "elapsed": 0.0, "session": 0,
+                "next_eval": 0}
+    role_frames = [0] * len(role_names)
+    evaluations: list[dict] = []
+    if saved is not None:
+        check_spec(saved["spec"], game, "checkpoint")
+        if saved["network"] != net_cfg.to_dict():
+            raise ValueError(f"network settings differ from the checkpoint's: "
+                             f"{saved['network']} in it, {net_cfg.to_dict()} asked")
+        for name, net, opt in zip(role_names, nets, optimizers):
+            net.load_state_dict(saved["models"][name])
+            opt.load_state_dict(saved["optimizers"][name])
+        counters.update(saved["counters"])
+        counters["session"] += 1
+        role_frames = list(saved["role_frames"])
+        evaluations = list(saved["evaluations"])
+        torch.set_rng_state(saved["rng"]["torch"])
+        random.setstate(saved["rng"]["python"])
+
+    run_name = args.run_name or (
+        f"{game.name}{game.num_players}__dmc__{args.seed}__{int(time.time())}")
+    args.run_name = run_name
+    run_dir = Path(args.runs_dir) / run_name
+    ckpt_path = run_dir / checkpoint.FILENAME
+
+    from torch.utils.tensorboard import SummaryWriter
+
+    writer = SummaryWriter(str(run_dir), purge_step=counters["frames"] if saved else None)
+    if saved is None:
+        writer.add_text(
+            "hyperparameters",
+            "|param|value|\n|-|-|\n" + "\n".join(
+                f"|{k}|{v}|" for k, v in dataclasses.asdict(args).items()),
+        )
+        writer.add_text("spec", f"```\n{spec}\n```")
+
+    # -- actors and the transport between them and the learner
+    def state_dicts():
+        return {n: net.state_dict() for n, net in zip(role_names, nets)}
+
+    processes = []
+    inline_actor = None
+    if args.actors == 0:
+        transport = InlineTransport()
+        actor_nets = [build_network(game, net_cfg).eval() for _ in role_names]
+        inline_actor = SelfPlayActor(
+            game, actor_nets, transport, args.games_per_actor, args.exploration,
+            args.batch_size, np.random.default_rng([args.seed, 0, counters["session"]]))
+        transport.step_actor = inline_actor.step
+        if saved is not None and saved.get("actor") is not None:
+            inline_actor.set_state(saved["actor"]["state"])
+            transport.pending.extend(saved["actor"]["pending"])
+        transport.publish_weights(state_dicts())
+    else:
+        os.environ["OMP_NUM_THREADS"] = "1"  # inherited by the spawned actors
+        ctx = torch.multiprocessing.get_context("spawn")
+        transport = LocalTransport(ctx, state_dicts(), args.queue_batches)
+        transport.publish_weights(state_dicts())
+        for a in range(args.actors):
+            p = ctx.Process(
+                target=actor_process, daemon=True,
+                args=(a, args.game_kwargs(), net_cfg.to_dict(), transport,
+                      args.games_per_actor, args.exploration, args.batch_size,
+                      [args.seed, a, counters["session"]]))
+            p.start()
+            processes.append(p)
+
+    # -- evaluation and checkpoint helpers
+    eval_policy = NetPolicy(game, nets, cache_moves=True)
+    latest_eval = evaluations[-1]["text"] if evaluations else "-"
+
+    def run_evaluation() -> str:
+        eval_policy.refresh()
+        result = evaluate(game, eval_policy, args.eval_opponent, args.eval_deals, args.seed)
+        frames = counters["frames"]
+        evaluations.append({"frames": frames, "mean_return": result.mean_return,
+                            "ci95": result.ci95, "win_rate": result.win_rate,
+                            "matches": result.matches, "text": str(result)})
+        vs = args.eval_opponent
+        writer.add_scalar(f"eval/{vs}_return", result.mean_return, frames)
+        writer.add_scalar(f"eval/{vs}_return_ci95", result.ci95, frames)
+        writer.add_scalar(f"eval/{vs}_win_rate", result.win_rate, frames)
+        return str(result)
+
+    def save_checkpoint() -> None:
+        actor = None
+        if inline_actor is not None:
+            actor = {"state": inline_actor.get_state(), "pending": list(transport.pending)}
+        checkpoint.save(ckpt_path, {
+            "spec": spec, "network": net_cfg.to_dict(), "roles": list(role_names),
+            "args": dataclasses.asdict(args),
+            "models": {n: net.state_dict() for n, net in zip(role_names, nets)},
+            "optimizers": {n: opt.state_dict() for n, opt in zip(role_names, optimizers)},
+            "counters": dict(counters), "role_frames": role_frames,
+            "rng": {"torch": torch.get_rng_state(), "python": random.getstate()},
+            "actor": actor, "evaluations": evaluations,
+        })
+
+    def done() -> bool:
+        if args.total_frames is not None and counters["frames"] >= args.total_frames:
+            return True
+        return args.minutes is not None and elapsed() >= args.minutes * SECONDS_PER_MINUTE
+
+    # -- the learner loop
+    from tqdm import tqdm
+
+    bar = tqdm(total=args.total_frames, initial=counters["frames"], unit="frame",
+               unit_scale=True, dynamic_ncols=True, disable=not args.progress,
+               desc=run_name)
+    session_start = time.perf_counter()
+    elapsed_before = counters["elapsed"]
+
+    def elapsed() -> float:
+        return elapsed_before + time.perf_counter() - session_start
+
+    last_log = last_ckpt = time.perf_counter()
+    log_frames = counters["frames"]
+    losses: list[list[float]] = [[] for _ in role_names]
+    returns: dict[str, deque] = {}
+    lengths: deque = deque(maxlen=STATS_WINDOW)
+    interrupted = False
+    stop = StopRequest()
+    stop.install()
+    try:
+        while not done() and not stop.requested:
+            if args.eval_every_frames and counters["frames"] >= counters["next_eval"]:
+                latest_eval = run_evaluation()
+                counters["next_eval"] = counters["frames"] + args.eval_every_frames
+                bar.set_postfix_str(f"eval vs {args.eval_opponent} {latest_eval}")
+            batch = transport.get_batch(POLL_SECONDS)
+            if batch is not None:
+                losses[batch.role].append(
+                    learn(nets[batch.role], optimizers[batch.role], batch, args.max_grad_norm))
+                transport.publish_weights(state_dicts())
+                counters["frames"] += batch.size
+                counters["updates"] += 1
+                role_frames[batch.role] += batch.size
+                for ep in batch.episodes:
+                    counters["episodes"] += 1
+                    lengths.append(ep["length"])
+                    for name, value in ep["returns"].items():
+                        returns.setdefault(name, deque(maxlen=STATS_WINDOW)).append(value)
+                bar.update(batch.size)
+            now = time.perf_counter()
+            if now - last_log >= args.log_seconds:
+                frames = counters["frames"]
+                fps = (frames - log_frames) / (now - last_log)
+                writer.add_scalar("charts/fps", fps, frames)
+                writer.add_scalar("charts/episodes", counters["episodes"], frames)
+                writer.add_scalar("charts/updates", counters["updates"], frames)
+                if lengths:
+                    writer.add_scalar("charts/episode_length", np.mean(lengths), frames)
+                for name, values in returns.items():
+                    writer.add_scalar(f"charts/return/{name}", np.mean(values), frames)
+                for name, values, count in zip(role_names, losses, role_frames):
+                    if values:
+                        writer.add_scalar(f"losses/{name}", np.mean(values), frames)
+                    writer.add_scalar(f"charts/frames/{name}", count, frames)
+                    values.clear()
+                last_log, log_frames = now, frames
+            if now - last_ckpt >= args.checkpoint_minutes * SECONDS_PER_MINUTE:
+                counters["elapsed"] = elapsed()
+                save_checkpoint()
+                last_ckpt = now
+    except KeyboardInterrupt:
+        interrupted = True
+    finally:
+        stop.uninstall()
+        interrupted = interrupted or stop.requested
+        counters["elapsed"] = elapsed()
+        transport.close()
+        for p in processes:
+            p.join(JOIN_SECONDS)
+            if p.is_alive():
+                p.terminate()
+        if args.eval_every_frames and not interrupted and (
+                not evaluations or evaluations[-1]["frames"] != counters["frames"]):
+            latest_eval = run_evaluation()
+        save_checkpoint()
+        writer.flush()
+        writer.close()
+        bar.close()
+    return {"run_dir": str(run_dir), "checkpoint": str(ckpt_path), "frames": counters["frames"],
+            "elapsed": counters["elapsed"], "evaluations": evaluations,
+            "interrupted": interrupted}
