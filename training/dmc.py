@@ -321,6 +321,24 @@ def train(args: Args) -> dict[str, Any]:
     losses: list[list[float]] = [[] for _ in role_names]
     returns: dict[str, deque] = {}
     lengths: deque = deque(maxlen=STATS_WINDOW)
+
+    def log_scalars(now: float) -> None:
+        nonlocal last_log, log_frames
+        frames = counters["frames"]
+        writer.add_scalar("charts/fps", (frames - log_frames) / max(now - last_log, 1e-9), frames)
+        writer.add_scalar("charts/episodes", counters["episodes"], frames)
+        writer.add_scalar("charts/updates", counters["updates"], frames)
+        if lengths:
+            writer.add_scalar("charts/episode_length", np.mean(lengths), frames)
+        for name, values in returns.items():
+            writer.add_scalar(f"charts/return/{name}", np.mean(values), frames)
+        for name, values, count in zip(role_names, losses, role_frames):
+            if values:
+                writer.add_scalar(f"losses/{name}", np.mean(values), frames)
+            writer.add_scalar(f"charts/frames/{name}", count, frames)
+            values.clear()
+        last_log, log_frames = now, frames
+
     interrupted = False
     stop = StopRequest()
     stop.install()
@@ -346,21 +364,7 @@ def train(args: Args) -> dict[str, Any]:
                 bar.update(batch.size)
             now = time.perf_counter()
             if now - last_log >= args.log_seconds:
-                frames = counters["frames"]
-                fps = (frames - log_frames) / (now - last_log)
-                writer.add_scalar("charts/fps", fps, frames)
-                writer.add_scalar("charts/episodes", counters["episodes"], frames)
-                writer.add_scalar("charts/updates", counters["updates"], frames)
-                if lengths:
-                    writer.add_scalar("charts/episode_length", np.mean(lengths), frames)
-                for name, values in returns.items():
-                    writer.add_scalar(f"charts/return/{name}", np.mean(values), frames)
-                for name, values, count in zip(role_names, losses, role_frames):
-                    if values:
-                        writer.add_scalar(f"losses/{name}", np.mean(values), frames)
-                    writer.add_scalar(f"charts/frames/{name}", count, frames)
-                    values.clear()
-                last_log, log_frames = now, frames
+                log_scalars(now)
             if now - last_ckpt >= args.checkpoint_minutes * SECONDS_PER_MINUTE:
                 counters["elapsed"] = elapsed()
                 save_checkpoint()
@@ -371,6 +375,8 @@ def train(args: Args) -> dict[str, Any]:
         stop.uninstall()
         interrupted = interrupted or stop.requested
         counters["elapsed"] = elapsed()
+        if counters["frames"] > log_frames:
+            log_scalars(time.perf_counter())
         transport.close()
         for p in processes:
             p.join(JOIN_SECONDS)

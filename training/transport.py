@@ -86,7 +86,7 @@ class InlineTransport:
         return None if have == self.version else (self.version, self.weights)
 
     def close(self) -> None:
-        self.pending.clear()
+        """Nothing to release; pending batches stay for the checkpoint."""
 
 
 class LocalTransport:

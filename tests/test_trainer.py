@@ -1,0 +1,155 @@
+"""The trainer's parts: network, spec checks, configs, seeding and exact resume."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from envs.daifugo import DaifugoGame, Rules
+from policies.network import NetConfig, build_network
+from policies.spec import check_spec, history_from_view, model_spec, make_game, roles
+from training.config import load_yaml, make_args, parse_overrides
+from training.dmc import train
+
+from .trainer_helpers import positions, small_args
+
+CONFIGS = ["configs/daifugo3.yaml", "configs/daifugo4.yaml", "configs/president.yaml",
+           "configs/doudizhu.yaml"]
+
+
+@pytest.fixture(scope="module")
+def game4():
+    return DaifugoGame(Rules.preset("daifugo", 4))
+
+
+def test_network_scores_moves_against_one_state_code(game4):
+    torch.manual_seed(0)
+    net = build_network(game4, NetConfig(history_length=8, history_group=4, lstm_hidden=8,
+                                         state_layers=(32,), pair_layers=(16, 8)))
+    pos = positions(game4, 2, seed=1)
+    obs = np.stack([game4.observe(s, seat) for s, seat in pos])
+    hist = np.stack([game4.recent_actions(s, seat, 8) for s, seat in pos])
+    legal = [s.legal_actions() for s, _ in pos]
+    ids = torch.tensor([a for m in legal for a in m])
+    seg = torch.tensor([i for i, m in enumerate(legal) for _ in m])
+    with torch.no_grad():
+        codes = net.encode(torch.from_numpy(obs), torch.from_numpy(hist[:, :, 1]),
+                           torch.from_numpy(hist[:, :, 0]))
+        assert codes.shape[0] == 2  # one state code per decision, whatever the move count
+        batched = net.score(codes, seg, ids)
+        cached = net.score(codes, seg, ids, net.move_codes())
+        one_by_one = torch.cat([
+            net(torch.from_numpy(obs[i:i + 1]), torch.from_numpy(hist[i:i + 1, :, 1]),
+                torch.from_numpy(hist[i:i + 1, :, 0]), torch.tensor(m), torch.zeros(len(m), dtype=torch.long))
+            for i, m in enumerate(legal)])
+    assert torch.allclose(batched, one_by_one, atol=1e-5)
+    assert torch.allclose(batched, cached, atol=1e-5)
+
+
+def test_network_sizes_come_from_the_game():
+    for players in (3, 4):
+        game = DaifugoGame(Rules.preset("daifugo", players))
+        net = build_network(game, NetConfig(history_length=players, history_group=players))
+        assert net.obs_low.shape == (game.layout.size,)
+        assert net.features.shape == (game.num_actions + 1, game.action_features().shape[1])
+        assert net.movers.shape == (players + 1, players)
+
+
+def test_net_config_rejects_bad_values():
+    with pytest.raises(ValueError, match="multiple of history_group"):
+        NetConfig(history_length=10, history_group=4)
+    with pytest.raises(ValueError, match="state_layers"):
+        NetConfig(state_layers=())
+    with pytest.raises(ValueError, match="unknown network option"):
+        NetConfig.from_dict({"width": 3})
+
+
+@pytest.mark.parametrize("preset,players", [("daifugo", 4), ("daifugo", 3), ("president", 5)])
+def test_history_from_view_matches_the_engine(preset, players):
+    game = DaifugoGame(Rules.preset(preset, players))
+    for state, seat in positions(game, 400, seed=players):
+        for viewer in (seat, (seat + 1) % players):
+            want = game.recent_actions(state, viewer, 12)
+            got = history_from_view(game, state.view(viewer), 12)
+            assert np.array_equal(want, got)
+
+
+def test_spec_check_names_what_differs(game4):
+    spec = model_spec(game4)
+    check_spec(spec, game4)
+    with pytest.raises(ValueError, match=r"config\.rules\.lock: True in the model, False"):
+        check_spec(spec, DaifugoGame(Rules.preset("daifugo", 4, lock=False)))
+    with pytest.raises(ValueError, match=r"layout\.hand_counts: \[4\] in the model, \[3\]"):
+        check_spec(spec, DaifugoGame(Rules.preset("daifugo", 3)))
+    with pytest.raises(ValueError, match=r"game: 'daifugo' in the model, 'president'"):
+        check_spec(spec, DaifugoGame(Rules.preset("president", 4)))
+
+
+def test_roles():
+    assert roles(make_game("daifugo", 4)) == ("seat",)
+    with pytest.raises(ValueError, match="unknown game"):
+        make_game("poker")
+
+
+@pytest.mark.parametrize("path", CONFIGS)
+def test_configs_load(path):
+    args = make_args(path, ["--minutes", "1"])
+    assert args.minutes == 1.0
+    assert load_yaml(path)["game"] in ("daifugo", "president", "doudizhu")
+    args.validate()
+    if args.game != "doudizhu":
+        game = make_game(**args.game_kwargs())
+        cfg = args.net_config(game.num_players)
+        assert cfg.history_length % cfg.history_group == 0
+
+
+def test_overrides_are_typed():
+    got = parse_overrides(["--games-per-actor", "8", "--rules={lock: false}", "--minutes=2",
+                           "--state-layers", "[64, 64]", "--reward", "null"])
+    assert got == {"games_per_actor": 8, "rules": {"lock": False}, "minutes": 2.0,
+                   "state_layers": [64, 64], "reward": None}
+    with pytest.raises(ValueError, match="unknown option --gamez"):
+        parse_overrides(["--gamez", "3"])
+    with pytest.raises(ValueError, match="actors must be int"):
+        parse_overrides(["--actors", "two"])
+    with pytest.raises(ValueError, match="bad value for exploration"):
+        make_args(None, {"exploration": 2.0}).validate()
+
+
+def _weights(run_dir):
+    from training import checkpoint
+
+    data = checkpoint.load(run_dir)
+    return data["models"]["seat"], data["optimizers"]["seat"]["state"], data["counters"]
+
+
+def _same(a, b):
+    return all(torch.equal(a[k], b[k]) for k in a)
+
+
+def test_seeds_reproduce_and_resume_continues_exactly(tmp_path):
+    frames = 64 * 24  # crosses episode ends, so the checkpoint holds games in progress
+    full = train(small_args(tmp_path, run_name="full", total_frames=frames))
+    again = train(small_args(tmp_path, run_name="again", total_frames=frames))
+    other = train(small_args(tmp_path, run_name="other", total_frames=frames, seed=2))
+    half = train(small_args(tmp_path, run_name="half", total_frames=frames // 2))
+    assert half["frames"] == frames // 2
+    resumed = train(make_args(None, {"resume": half["run_dir"], "total_frames": frames}))
+    assert resumed["run_dir"] == half["run_dir"]
+    w_full, opt_full, c_full = _weights(full["run_dir"])
+    w_again, _, _ = _weights(again["run_dir"])
+    w_other, _, _ = _weights(other["run_dir"])
+    w_res, opt_res, c_res = _weights(resumed["run_dir"])
+    assert _same(w_full, w_again)
+    assert not _same(w_full, w_other)
+    assert _same(w_full, w_res)
+    assert all(_same(opt_full[k], opt_res[k]) for k in opt_full)
+    assert c_res["frames"] == c_full["frames"] == frames
+    assert c_res["session"] == 1
+
+
+def test_resume_into_other_rules_fails_with_the_difference(tmp_path):
+    run = train(small_args(tmp_path, total_frames=64))
+    with pytest.raises(ValueError, match=r"config\.rules\.jack_back"):
+        train(make_args(None, {"resume": run["run_dir"], "rules": {"jack_back": False}}))

@@ -1,0 +1,52 @@
+"""Shared settings of the trainer tests: a small network and short runs, so that the whole
+suite stays fast on two cores."""
+
+from __future__ import annotations
+
+import numpy as np
+
+SMALL = {
+    "lstm_hidden": 16,
+    "state_layers": [64],
+    "pair_layers": [32],
+    "games_per_actor": 4,
+    "batch_size": 64,
+    "eval_deals": 2,
+    "progress": False,
+    "log_seconds": 0.5,
+}
+
+
+def small_args(tmp_path, **overrides):
+    from training.config import make_args
+
+    base = {**SMALL, "runs_dir": str(tmp_path / "runs"), "run_name": "test", "actors": 0,
+            "eval_every_frames": 0}
+    return make_args(None, {**base, **overrides})
+
+
+def cli_overrides(settings: dict) -> list[str]:
+    out = []
+    for key, value in settings.items():
+        out += [f"--{key.replace('_', '-')}", str(value).lower() if isinstance(value, bool)
+                else str(value)]
+    return out
+
+
+def positions(game, count: int, seed: int = 0):
+    """``count`` (state, seat) positions met in random play (cloned)."""
+    rng = np.random.default_rng(seed)
+    out = []
+    while len(out) < count:
+        state = game.new_state(rng)
+        while not state.terminal and len(out) < count:
+            out.append((state.clone(), state.current_player))
+            legal = state.legal_actions()
+            state.apply(legal[int(rng.integers(len(legal)))])
+    return out
+
+
+def pettingzoo_observation(game, state, seat):
+    mask = np.zeros(game.num_actions, np.int8)
+    mask[state.legal_actions()] = 1
+    return {"observation": game.observe(state, seat), "action_mask": mask}
