@@ -15,7 +15,7 @@ from policies import neural
 from training.dmc import train
 from training.export import export
 
-from .trainer_helpers import pettingzoo_observation, positions, small_args
+from trainer_helpers import pettingzoo_observation, positions, small_args
 
 ROOT = Path(__file__).resolve().parent.parent
 

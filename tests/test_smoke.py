@@ -20,7 +20,7 @@ from training import checkpoint
 from training.cli import main
 from training.opponents import UniformRandomPlayer
 
-from .trainer_helpers import SMALL, cli_overrides
+from trainer_helpers import SMALL, cli_overrides
 
 ROOT = Path(__file__).resolve().parent.parent
 FRAMES = SMALL["batch_size"] * 2

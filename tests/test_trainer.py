@@ -12,7 +12,7 @@ from policies.spec import check_spec, history_from_view, model_spec, make_game, 
 from training.config import load_yaml, make_args, parse_overrides
 from training.dmc import train
 
-from .trainer_helpers import positions, small_args
+from trainer_helpers import positions, small_args
 
 CONFIGS = ["configs/daifugo3.yaml", "configs/daifugo4.yaml", "configs/president.yaml",
            "configs/doudizhu.yaml"]
