@@ -371,10 +371,10 @@ class Catalog:
         """Whether play ``action`` beats play ``pile`` (RULES.md): the rocket beats everything,
         a bomb beats every non-bomb and lower bombs, otherwise some reading of ``action`` must
         share kind and length with a reading of ``pile`` and have a higher main rank."""
+        if pile == self.ROCKET:
+            return False  # there is one rocket in the deck: nothing beats it
         if action == self.ROCKET:
             return True
-        if pile == self.ROCKET:
-            return False
         bomb = self.bomb_main[action]
         pile_bomb = self.bomb_main[pile]
         if bomb >= 0:
