@@ -28,6 +28,7 @@ Seats are fixed; *landlord* and *peasant* are roles decided by bidding.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import asdict, dataclass
 from enum import IntEnum
 from typing import Any
@@ -153,6 +154,7 @@ class DoudizhuState:
         "_returns",
         "result",
         "_legal",
+        "_code",
     )
 
     # -- construction --------------------------------------------------------------------------
@@ -173,6 +175,7 @@ class DoudizhuState:
             else:
                 hands[owner] += UNIT[PHYSICAL_RANK[card]]
         self.owners = owners
+        self._code: str | None = None
         self.hands = hands
         self.kitty = kitty
         self.first_bidder = first_bidder
@@ -206,15 +209,34 @@ class DoudizhuState:
     def clone(self) -> DoudizhuState:
         """An independent copy (cheap: a few small lists)."""
         new = object.__new__(DoudizhuState)
-        for name in DoudizhuState.__slots__:
-            setattr(new, name, getattr(self, name))
+        new.game = self.game
+        new.phase = self.phase
+        new.current_player = self.current_player
+        new.terminal = self.terminal
         new.hands = self.hands[:]
+        new.kitty = self.kitty
+        new.owners = self.owners
+        new.first_bidder = self.first_bidder
+        new.seed = self.seed
+        new.redeals = self.redeals
         new.bids = self.bids[:]
+        new.num_bids = self.num_bids
+        new.high_bid = self.high_bid
+        new.high_bidder = self.high_bidder
+        new.landlord = self.landlord
+        new.bid = self.bid
         new.played = self.played[:]
         new.plays_made = self.plays_made[:]
+        new.pile = self.pile
+        new.pile_owner = self.pile_owner
+        new.passes = self.passes
         new.trick = self.trick[:]
         new.history = self.history[:]
+        new.bombs = self.bombs
         new._returns = self._returns[:]
+        new.result = self.result
+        new._legal = self._legal
+        new._code = self._code
         return new
 
     # -- protocol ------------------------------------------------------------------------------
@@ -222,7 +244,10 @@ class DoudizhuState:
     @property
     def deal_code(self) -> str:
         """Code of the current deal (hands, kitty, first bidder, redeal seed)."""
-        return dealcode.encode(DEAL_TAG, Deal(self.owners, self.first_bidder, self.seed), PLAYERS)
+        if self._code is None:
+            deal = Deal(self.owners, self.first_bidder, self.seed)
+            self._code = dealcode.encode(DEAL_TAG, deal, PLAYERS)
+        return self._code
 
     @property
     def leading(self) -> bool:
@@ -437,7 +462,14 @@ class DoudizhuGame:
         options = dict(options or {})
         unknown = set(options) - _OPTION_KEYS
         if unknown:
-            raise DealError(f"unknown reset options {sorted(unknown)}; known: {sorted(_OPTION_KEYS)}")
+            # Ignored, not refused: PettingZoo's api_test resets with a foreign option.
+            warnings.warn(
+                f"ignoring unknown reset options {sorted(unknown)}; Dou Dizhu knows "
+                f"{sorted(_OPTION_KEYS)}",
+                stacklevel=3,
+            )
+            for key in unknown:
+                del options[key]
         if "deal" in options:
             if len(options) > 1:
                 raise DealError(f"'deal' replays a whole deal; drop {sorted(set(options) - {'deal'})}")

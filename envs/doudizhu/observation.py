@@ -142,9 +142,9 @@ class ObservationWriter:
         ]
         groups += [cards_of[trick[s]] if trick[s] >= 0 else 0 for s in rel]
         groups += [cards_of[a] for _, a in recent]
-        raw = b"".join([g.to_bytes(NUM_RANKS, "little") for g in groups])
+        raw = np.frombuffer(b"".join([g.to_bytes(NUM_RANKS, "little") for g in groups]), np.uint8)
         start = self._cards.start
-        out[start : start + len(raw) * DEPTH] = _THERMO[np.frombuffer(raw, np.uint8)].ravel()
+        np.take(_THERMO, raw, axis=0, out=out[start : start + raw.size * DEPTH].reshape(-1, DEPTH))
 
         ones = [
             at["phase"] + state.phase,
