@@ -60,6 +60,7 @@ from .cards import (
     size,
 )
 from .catalog import NUM_BIDS, Catalog, Kind, get_catalog
+from .evaluator import HandEvaluator
 from .moves import MoveGenerator
 
 DEAL_TAG = "DDZ"
@@ -447,6 +448,15 @@ class DoudizhuGame:
         ]
         self._lead_cache: dict[int, list[int]] = {}
         self._reply_cache: dict[tuple[int, int], list[int]] = {}
+        self._evaluator: HandEvaluator | None = None
+
+    @property
+    def evaluator(self) -> HandEvaluator:
+        """The hand evaluator (min plays, high cards, bombs, bid advice), sharing the move
+        generator's tables."""
+        if self._evaluator is None:
+            self._evaluator = HandEvaluator(self.moves)
+        return self._evaluator
 
     # -- states --------------------------------------------------------------------------------
 
@@ -611,7 +621,8 @@ class DoudizhuGame:
         ``trick`` (per seat, its latest action in this trick or None), ``history`` (list of
         ``[seat, text]`` plays and passes of this deal), ``bombs``, ``multiplier`` (the round's
         ``2^bombs`` so far), ``deal`` (code), ``redeals``, ``legal`` (texts, only for the seat to
-        move) and, once over, ``result`` and ``hands`` (every seat's remaining cards).
+        move), ``advice`` (the seed's bid advice line, only for the seat to bid) and, once over,
+        ``result`` and ``hands`` (every seat's remaining cards).
         """
         cat = self.catalog
         me = state.hands[seat]
@@ -641,6 +652,8 @@ class DoudizhuGame:
         }
         if seat == state.current_player and not state.terminal:
             out["legal"] = [cat.action_to_str(a) for a in state.legal_actions()]
+            if state.phase == Phase.BIDDING:
+                out["advice"] = self.evaluator.advice(me, state.high_bid)
         if state.result is not None:
             out["result"] = dict(state.result)
             out["hands"] = [format_cards(h) for h in state.hands]
