@@ -1,0 +1,1 @@
+"""Speed benchmarks (not timed tests): ``python -m benchmarks.<game>``."""
