@@ -41,12 +41,29 @@ def rank_mask(hand: int, at_least: int) -> int:
     return (hand + _AT_LEAST[at_least]) & _GUARD
 
 
+def _two_singles(c: bytes, ranks: list[int]) -> list[int]:
+    """Every pair of single kickers (packed) from ``ranks`` (ascending, counts ``c``): two
+    different ranks, or one rank twice where it holds two cards; never both jokers."""
+    out = []
+    for i, a in enumerate(ranks):
+        if a >= BLACK_JOKER:
+            break  # only B+R could follow: never both jokers
+        ua = UNIT[a]
+        if c[a] >= 2:
+            out.append(2 * ua)
+        out += [ua + UNIT[b] for b in ranks[i + 1 :]]
+    return out
+
+
 def _run_flags(start: int, length: int) -> int:
     return sum(_FLAG[r] for r in range(start, start + length))
 
 
 class MoveGenerator:
     """Legal plays of a hand; all methods return fresh lists of catalog ids (no pass)."""
+
+    _KICKER_MEMO = 1 << 14
+    """Most kicker-set lists kept for airplanes of 3+ trios (keyed by the cards outside)."""
 
     def __init__(self, catalog: Catalog):
         self.catalog = catalog
@@ -77,6 +94,7 @@ class MoveGenerator:
         # lazily filled tables keyed by a rank mask
         self._by_mask: tuple[dict[int, list[int]], ...] = ({}, {}, {}, {}, {})
         self._planes: dict[int, tuple[list[tuple[int, int]], bool]] = {}
+        self._kicker_sets: dict[tuple, list[int]] = {}
         self._reply_kind = {
             Kind.SINGLE: self._reply_single,
             Kind.PAIR: self._reply_pair,
@@ -181,14 +199,7 @@ class MoveGenerator:
         """Four-with-two plays on the quad ``q``, appended to ``out``."""
         if singles:
             kicks = self._four_single[q]
-            ks = [r for r in present if r != q]
-            for i, a in enumerate(ks):
-                if a >= BLACK_JOKER:
-                    break  # only B+R would follow: never both jokers
-                if c[a] >= 2:
-                    out.append(kicks[2 * UNIT[a]])
-                ua = UNIT[a]
-                out += [kicks[ua + UNIT[b]] for b in ks[i + 1 :]]
+            out += [kicks[k] for k in _two_singles(c, [r for r in present if r != q])]
         if doubles:
             kicks = self._four_pair[q]
             ps = [r for r in pairs if r != q]
@@ -199,8 +210,18 @@ class MoveGenerator:
         stop = start + length
         if singles:
             kicks = self._plane_single[(length, start)]
-            avail = [(r, c[r]) for r in present if not start <= r < stop]
-            out += [kicks[k] for k in single_kicker_sets(avail, length)]
+            ranks = [r for r in present if not start <= r < stop]
+            if length == 2:
+                sets = _two_singles(c, ranks)
+            else:
+                key = (length, tuple([min(c[r], length) for r in ranks]), tuple(ranks))
+                sets = self._kicker_sets.get(key)
+                if sets is None:
+                    sets = single_kicker_sets([(r, c[r]) for r in ranks], length)
+                    if len(self._kicker_sets) >= self._KICKER_MEMO:
+                        self._kicker_sets.clear()
+                    self._kicker_sets[key] = sets
+            out += [kicks[k] for k in sets]
         if doubles and (length, start) in self._plane_pair:
             kicks = self._plane_pair[(length, start)]
             ps = [r for r in pairs if not start <= r < stop]
