@@ -74,7 +74,8 @@ class MoveGenerator:
         self._bomb = [body[Kind.BOMB].get((1, r)) for r in _RANGE]
         self._rocket = catalog.ROCKET
         self._rocket_flags = _FLAG[BLACK_JOKER] | _FLAG[RED_JOKER]
-        # chains[kind] = [(length, start, flags, id)], longest first; by_length[kind][length]
+        # _chains[kind]: every chain body (length, start rank, guard flags, id or -1 for the
+        # airplane-with-kickers bodies, which have no id of their own)
         self._chains: dict[Kind, list[tuple[int, int, int, int]]] = {}
         for kind in (Kind.CHAIN, Kind.PAIR_CHAIN, Kind.AIRPLANE, Kind.AIRPLANE_SINGLE):
             spec = SPECS[kind]
@@ -92,7 +93,8 @@ class MoveGenerator:
         self._plane_single = kick[Kind.AIRPLANE_SINGLE]
         self._plane_pair = kick[Kind.AIRPLANE_PAIR]
         # lazily filled tables keyed by a rank mask
-        self._by_mask: tuple[dict[int, list[int]], ...] = ({}, {}, {}, {}, {})
+        self._by_mask: dict[int, dict[int, list[int]]] = {w: {} for w in range(1, max(COPIES) + 1)}
+        """``_by_mask[width][mask]``: the body-only plays of width ``width`` (see ``_fill``)."""
         self._planes: dict[int, tuple[list[tuple[int, int]], bool]] = {}
         self._kicker_sets: dict[tuple, list[int]] = {}
         self._reply_kind = {
@@ -134,9 +136,13 @@ class MoveGenerator:
         out = by_mask[1].get(m1)
         if out is None:
             out = self._fill(1, m1)
-        out = out + (by_mask[2].get(m2) or self._fill(2, m2))
+        bodies = by_mask[2].get(m2)
+        if bodies is None:
+            bodies = self._fill(2, m2)
+        out = out + bodies  # a new list: the tables stay untouched
         if m3:
-            out += by_mask[3].get(m3) or self._fill(3, m3)
+            bodies = by_mask[3].get(m3)
+            out += bodies if bodies is not None else self._fill(3, m3)
             present = [r for r in _RANGE if c[r]]
             pairs = [r for r in present if c[r] >= 2]
             trio_single = self._trio_single
@@ -148,11 +154,13 @@ class MoveGenerator:
                     row = trio_pair[t]
                     out += [row[r] for r in pairs if r != t]
             if m4:
-                out += by_mask[4].get(m4) or self._fill(4, m4)
+                bodies = by_mask[4].get(m4)
+                out += bodies if bodies is not None else self._fill(4, m4)
                 for q in pairs:
                     if c[q] == 4:
                         self._four_kickers(c, q, present, pairs, out)
-            planes, dup = self._planes.get(m3) or self._fill_planes(m3)
+            planes_dup = self._planes.get(m3)
+            planes, dup = planes_dup if planes_dup is not None else self._fill_planes(m3)
             if planes:
                 for length, start in planes:
                     self._plane_kickers(c, length, start, present, pairs, out)
