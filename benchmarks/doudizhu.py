@@ -115,7 +115,10 @@ def main(argv: list[str] | None = None) -> dict[str, dict[str, float]]:
         f"({lm['us_per_call_second_pass']:.1f} on a second pass; {lm['moves_per_hand']:.0f} "
         f"moves/hand, {lm['hands']} hands; target <= 25)"
     )
-    print(f"  engine random play: {eng['steps_per_s']:,.0f} steps/s, {eng['games_per_s']:,.0f} games/s")
+    print(
+        f"  engine random play: {eng['steps_per_s']:,.0f} steps/s, "
+        f"{eng['games_per_s']:,.0f} games/s"
+    )
     print(
         f"  doudizhu_v0.env() random play, observation + mask every step: "
         f"{env['steps_per_s']:,.0f} steps/s, {env['games_per_s']:,.0f} games/s (target >= 15,000)"

@@ -82,7 +82,7 @@ column j set when the group holds more than j cards of that rank). Layout
 |----------------|-------------|-------|---------|
 | hand           | (15, 4)     | 0     | own cards |
 | kitty          | (15, 4)     | 60    | the kitty once public (else 0) |
-| unseen         | (15, 4)     | 120   | cards neither in the hand nor played (the seed's card counter) |
+| unseen         | (15, 4)     | 120   | cards neither in the hand nor played (card counter) |
 | played         | (3, 15, 4)  | 180   | cards played so far per relative seat |
 | pile           | (15, 4)     | 360   | the play to beat (0 when leading) |
 | trick          | (3, 15, 4)  | 420   | each relative seat's latest play in this trick |

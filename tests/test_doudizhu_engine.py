@@ -252,8 +252,10 @@ KITTY = "9BR"
     [
         ({"hands": HANDS}, "needs 'kitty'"),
         ({"hands": HANDS[:2], "kitty": KITTY}, "list of 3 card strings"),
-        ({"hands": [HANDS[0] + "X", *HANDS[1:]], "kitty": KITTY}, r"hands\[0\]: bad card character 'X'"),
-        ({"hands": [HANDS[0][:-1], *HANDS[1:]], "kitty": KITTY}, r"hands\[0\] has 16 cards, not 17"),
+        ({"hands": [HANDS[0] + "X", *HANDS[1:]], "kitty": KITTY},
+         r"hands\[0\]: bad card character 'X'"),
+        ({"hands": [HANDS[0][:-1], *HANDS[1:]], "kitty": KITTY},
+         r"hands\[0\] has 16 cards, not 17"),
         ({"hands": [HANDS[0][:-1] + "2", *HANDS[1:]], "kitty": KITTY}, "rank 7 appears 3 times"),
         ({"hands": HANDS, "kitty": "BR"}, "kitty has 2 cards"),
         ({"hands": HANDS, "kitty": "BRR"}, "kitty: .*too many cards of rank R"),
@@ -343,7 +345,7 @@ def test_observation_fields():
     assert obs["hand"].sum() == 17 and obs["kitty"].sum() == 3
     assert obs["cards_left"].tolist() == pytest.approx([17 / 20, 19 / 20, 16 / 20])
     assert obs["played"][1].sum() == 1 and obs["played"][2].sum() == 1
-    assert obs["history_seat"][0].tolist() == [0, 0, 1] and obs["history_seat"][1].tolist() == [0, 1, 0]
+    assert obs["history_seat"][:2].tolist() == [[0, 0, 1], [0, 1, 0]]  # seat 1, then seat 0
     # unseen: 54 - 17 in hand - 2 played
     assert obs["unseen"].sum() == 54 - 17 - 2
     lo, hi = lay.low_high()

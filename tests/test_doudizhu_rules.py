@@ -141,7 +141,10 @@ def test_rule_case(hand, pile, play, legal):
                 Reading(Kind.AIRPLANE_SINGLE, 3, 1),  # 444555666 + 3, 3, 3
             },
         ),
-        ("3334445556667778", {Reading(Kind.AIRPLANE_SINGLE, 4, 0), Reading(Kind.AIRPLANE_SINGLE, 4, 1)}),
+        (
+            "3334445556667778",  # 333444555666 + 7, 7, 7, 8 or 444555666777 + 3, 3, 3, 8
+            {Reading(Kind.AIRPLANE_SINGLE, 4, 0), Reading(Kind.AIRPLANE_SINGLE, 4, 1)},
+        ),
         ("999955", {Reading(Kind.FOUR_TWO_SINGLE, 1, 6)}),
         ("33344", {Reading(Kind.TRIO_PAIR, 1, 0)}),
         ("3333", {Reading(Kind.BOMB, 1, 0)}),  # never trio + its own 3

@@ -293,7 +293,10 @@ class DoudizhuState:
         return self.game.view(self, seat)
 
     def __repr__(self) -> str:
-        return f"<DoudizhuState {self.phase.label} deal={self.deal_code} to_move={self.current_player}>"
+        return (
+            f"<DoudizhuState {self.phase.label} deal={self.deal_code} "
+            f"to_move={self.current_player}>"
+        )
 
     # -- bidding -------------------------------------------------------------------------------
 
@@ -482,7 +485,8 @@ class DoudizhuGame:
                 del options[key]
         if "deal" in options:
             if len(options) > 1:
-                raise DealError(f"'deal' replays a whole deal; drop {sorted(set(options) - {'deal'})}")
+                extra = sorted(set(options) - {"deal"})
+                raise DealError(f"'deal' replays a whole deal; drop {extra}")
             owners, first, seed = self._decode(options["deal"])
             return DoudizhuState(self, owners, first, seed)
         if "hands" not in options:
@@ -500,7 +504,9 @@ class DoudizhuGame:
         want = [HAND_SIZE] * PLAYERS + [KITTY_SIZE]
         got = [deal.owners.count(o) for o in range(PLAYERS + 1)]
         if got != want:
-            raise DealError(f"deal code {code!r} gives {got} cards to the seats and kitty, not {want}")
+            raise DealError(
+                f"deal code {code!r} gives {got} cards to the seats and kitty, not {want}"
+            )
         return deal.owners, deal.first_seat, deal.seed
 
     def _setup(self, rng: np.random.Generator, options: dict) -> DoudizhuState:
@@ -698,7 +704,9 @@ def _parse_option(name: str, text: Any) -> int:
 
 
 def _seat_option(name: str, value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 0 <= value < PLAYERS:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise DealError(f"{name!r} must be a seat 0..{PLAYERS - 1}, got {value!r}")
+    if not 0 <= value < PLAYERS:
         raise DealError(f"{name!r} must be a seat 0..{PLAYERS - 1}, got {value!r}")
     return int(value)
 
