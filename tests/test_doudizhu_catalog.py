@@ -169,3 +169,16 @@ def test_action_features_table():
     assert cols["kind"][airplane][Kind.AIRPLANE] == 1
     assert cols["cards"][airplane] == pytest.approx(12 / 20)
     assert cols["bid"][CAT.bid_action(2)][2] == 1
+
+
+def test_play_values_paste_back():
+    from envs.doudizhu.catalog import Play, Reading  # noqa: F401 (used by eval)
+
+    play = Play.parse("666555444333")
+    assert repr(play) == "Play.parse('333444555666')" and eval(repr(play)) == play
+    assert eval(repr(play.readings[0])) == play.readings[0]
+    assert CAT.describe(play.action) == (
+        "333444555666 (airplane x4 from 3, airplane_single x3 from 3, airplane_single x3 from 4)"
+    )
+    with pytest.raises(CatalogError, match="not a play"):
+        CAT.play(CAT.PASS)

@@ -165,7 +165,32 @@ class Reading(NamedTuple):
     main: int
 
     def __repr__(self) -> str:
-        return f"Reading({self.kind.label}, length={self.length}, main={RANKS[self.main]})"
+        return f"Reading(Kind.{self.kind.name}, {self.length}, {self.main})"
+
+    def describe(self) -> str:
+        """Human text: ``"airplane_single x3 from 4"``, ``"trio_pair 3"``."""
+        if self.length == 1:
+            return f"{self.kind.label} {RANKS[self.main]}"
+        return f"{self.kind.label} x{self.length} from {RANKS[self.main]}"
+
+
+@dataclass(frozen=True)
+class Play:
+    """One catalog play as a value: its id, its cards as text and its readings. The ``repr``
+    pastes back: ``Play.parse('33344')``."""
+
+    action: int
+    text: str
+    readings: tuple[Reading, ...]
+
+    @classmethod
+    def parse(cls, text: str) -> Play:
+        """The play written ``text`` (cards in any order); ``CatalogError`` if it is none."""
+        catalog = get_catalog()
+        return catalog.play(catalog.action_from_str(text))
+
+    def __repr__(self) -> str:
+        return f"Play.parse({self.text!r})"
 
 
 class CatalogError(ValueError):
@@ -354,16 +379,18 @@ class Catalog:
             )
         return action
 
+    def play(self, action: int) -> Play:
+        """The play ``action`` as a value; ``CatalogError`` for pass, bids and unknown ids."""
+        if not self.pass_segment.stop <= action < self.num_actions:
+            raise CatalogError(f"action {action} is not a play (pass, a bid or out of range)")
+        return Play(action, self.texts[action], self.readings[action])
+
     def describe(self, action: int) -> str:
         """Human text with the readings, e.g. ``"33344 (trio_pair 3)"``."""
         text = self.action_to_str(action)
         if not self.readings[action]:
             return text
-        parts = []
-        for r in self.readings[action]:
-            spec = "" if r.length == 1 else f"x{r.length}"
-            parts.append(f"{r.kind.label}{spec} {RANKS[r.main]}")
-        return f"{text} ({', '.join(parts)})"
+        return f"{text} ({', '.join(r.describe() for r in self.readings[action])})"
 
     # -- comparisons -------------------------------------------------------------------------
 
