@@ -268,7 +268,9 @@ of cards / 20 (each scaled into [0, 1])."""
 
 
 class Catalog:
-    """Every action id of Dou Dizhu with its cards, readings and text. Immutable once built."""
+    """Every action id of Dou Dizhu with its cards, readings and text. Immutable once built:
+    the per-id tables are tuples; the generation dictionaries (``body_ids``, ``kicker_ids``,
+    ``id_of_cards``) are shared by every game and must only be read."""
 
     def __init__(self) -> None:
         readings: dict[int, list[Reading]] = {}
@@ -300,16 +302,19 @@ class Catalog:
         self.BID_PASS = self.bid_segment.start
 
         n_special = self.pass_segment.stop
-        self.cards: list[int] = [0] * n_special + plays
+        self.cards: tuple[int, ...] = (0,) * n_special + tuple(plays)
         """``cards[id]``: packed cards of each action (0 for pass and bids)."""
-        self.readings: list[tuple[Reading, ...]] = [()] * n_special + [
+        self.readings: tuple[tuple[Reading, ...], ...] = ((),) * n_special + tuple(
             tuple(readings[c]) for c in plays
-        ]
+        )
         self.id_of_cards: dict[int, int] = {c: n_special + i for i, c in enumerate(plays)}
-        self.texts: list[str] = (
-            ["bid pass"] + [f"bid {b}" for b in range(1, NUM_BIDS + 1)] + ["pass"]
-        ) + [text[c] for c in plays]
-        self.num_cards: list[int] = [size(c) for c in self.cards]
+        self.texts: tuple[str, ...] = (
+            ("bid pass",)
+            + tuple(f"bid {b}" for b in range(1, NUM_BIDS + 1))
+            + ("pass",)
+            + tuple(text[c] for c in plays)
+        )
+        self.num_cards: tuple[int, ...] = tuple(size(c) for c in self.cards)
 
         # Generation tables: ids by body, and by body and kickers.
         self.body_ids: list[dict[tuple[int, int], int]] = [{} for _ in Kind]
@@ -322,10 +327,11 @@ class Catalog:
             else:
                 self.kicker_ids[reading.kind].setdefault(key, {})[kick] = action
         self.ROCKET = self.body_ids[Kind.ROCKET][(1, BLACK_JOKER)]
-        self.bomb_main = [-1] * self.num_actions
-        """Rank of a bomb (``-1`` for every other action)."""
+        bomb_main = [-1] * self.num_actions
         for (_, main), action in self.body_ids[Kind.BOMB].items():
-            self.bomb_main[action] = main
+            bomb_main[action] = main
+        self.bomb_main: tuple[int, ...] = tuple(bomb_main)
+        """Rank of a bomb (``-1`` for every other action)."""
         self._features: np.ndarray | None = None
 
     # -- ids and text ------------------------------------------------------------------------

@@ -62,7 +62,7 @@ def _run_flags(start: int, length: int) -> int:
 class MoveGenerator:
     """Legal plays of a hand; all methods return fresh lists of catalog ids (no pass)."""
 
-    _KICKER_MEMO = 1 << 14
+    _KICKER_MEMO = 1 << 11
     """Most kicker-set lists kept for airplanes of 3+ trios (keyed by the cards outside)."""
 
     def __init__(self, catalog: Catalog):

@@ -59,6 +59,8 @@ CARD_FIELDS = ("hand", "kitty", "unseen", "played", "pile", "trick", "history")
 
 _THERMO = np.array([[1.0 if j < n else 0.0 for j in range(DEPTH)] for n in range(DEPTH + 1)],
                    np.float32)
+"""``_THERMO[n]``: the thermometer row of a rank held ``n`` times."""
+_THERMO.flags.writeable = False
 
 
 def build_layout(history_length: int) -> ObsLayout:
