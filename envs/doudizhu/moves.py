@@ -145,14 +145,9 @@ class MoveGenerator:
             out += bodies if bodies is not None else self._fill(3, m3)
             present = [r for r in _RANGE if c[r]]
             pairs = [r for r in present if c[r] >= 2]
-            trio_single = self._trio_single
-            trio_pair = self._trio_pair
-            for t in present:
+            for t in pairs:
                 if c[t] >= 3:
-                    row = trio_single[t]
-                    out += [row[r] for r in present if r != t]
-                    row = trio_pair[t]
-                    out += [row[r] for r in pairs if r != t]
+                    self._trio_kickers(t, present, pairs, out)
             if m4:
                 bodies = by_mask[4].get(m4)
                 out += bodies if bodies is not None else self._fill(4, m4)
@@ -202,6 +197,15 @@ class MoveGenerator:
         return rows, dup
 
     # -- kickers ------------------------------------------------------------------------------
+
+    def _trio_kickers(self, t, present, pairs, out, singles=True, doubles=True) -> None:
+        """Trio-with-one plays on the trio ``t``, appended to ``out``."""
+        if singles:
+            row = self._trio_single[t]
+            out += [row[r] for r in present if r != t]
+        if doubles:
+            row = self._trio_pair[t]
+            out += [row[r] for r in pairs if r != t]
 
     def _four_kickers(self, c, q, present, pairs, out, singles=True, doubles=True) -> None:
         """Four-with-two plays on the quad ``q``, appended to ``out``."""
@@ -280,23 +284,17 @@ class MoveGenerator:
             if n == length and start > main and mask & flags == flags
         ]
 
-    def _trio_singles(self, c, hand, kind, length, main):
+    def _trio_singles(self, c, hand, kind, length, main, singles=True):
         present = [r for r in _RANGE if c[r]]
+        pairs = [r for r in present if c[r] >= 2]
         out: list[int] = []
         for t in range(main + 1, NUMBER_RANKS):
             if c[t] >= 3:
-                row = self._trio_single[t]
-                out += [row[r] for r in present if r != t]
+                self._trio_kickers(t, present, pairs, out, singles, not singles)
         return out
 
     def _trio_pairs(self, c, hand, kind, length, main):
-        pairs = [r for r in range(NUMBER_RANKS) if c[r] >= 2]
-        out: list[int] = []
-        for t in range(main + 1, NUMBER_RANKS):
-            if c[t] >= 3:
-                row = self._trio_pair[t]
-                out += [row[r] for r in pairs if r != t]
-        return out
+        return self._trio_singles(c, hand, kind, length, main, singles=False)
 
     def _four_singles(self, c, hand, kind, length, main, singles=True):
         present = [r for r in _RANGE if c[r]]
