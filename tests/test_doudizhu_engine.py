@@ -351,3 +351,28 @@ def test_observation_fields():
     lo, hi = lay.low_high()
     full = GAME.observe(state, 2)
     assert np.all(full >= lo) and np.all(full <= hi)
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"reward": "money"}, "reward 'money' is not one of"),
+        ({"max_redeals": -1}, "max_redeals must be an integer >= 0"),
+        ({"history_length": 0}, "history_length must be an integer >= 1"),
+        ({"base_points": 2.5}, "base_points must be an integer"),
+    ],
+)
+def test_config_validation(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        DoudizhuConfig(**kwargs)
+
+
+def test_config_dict_and_history_length_shape_the_layout():
+    game = DoudizhuGame(DoudizhuConfig(history_length=4))
+    assert game.config_dict() == {"game": "doudizhu", "version": 0, "reward": "score",
+                                  "base_points": 10, "max_redeals": 16, "history_length": 4}
+    assert game.layout.fields["history"] == (4, 15, 4)
+    state = game.new_state(rng(0))
+    while not state.terminal:
+        state.apply(state.legal_actions()[-1])
+        assert game.observe(state, 0).shape == (game.layout.size,)

@@ -95,26 +95,26 @@ class DealError(ValueError):
 
 @dataclass(frozen=True)
 class DoudizhuConfig:
-    """The rules config (everything here is recorded in checkpoints).
-
-    ``reward``: ``"score"`` (points / ``base_points``) or ``"win"`` (+1 / -1 by side).
-    ``base_points``: the seed's base (10). ``max_redeals``: redeals allowed after all-pass
-    rounds before the episode ends unscored. ``history_length``: recent plays in the
-    observation.
-    """
+    """The rules config (recorded in checkpoints through ``DoudizhuGame.config_dict``)."""
 
     reward: str = "score"
+    """``"score"``: the seed's points / ``base_points`` at the end; ``"win"``: +1 / -1 by side."""
     base_points: int = 10
+    """The seed's base: a round is worth ``base_points x bid x multiplier`` points."""
     max_redeals: int = 16
+    """Redeals allowed after all-pass bidding; one more all-pass ends the episode unscored."""
     history_length: int = 15
+    """Recent plays and passes kept in the observation's ``history`` fields."""
+
+    _MINIMUM = (("base_points", 1), ("max_redeals", 0), ("history_length", 1))
 
     def __post_init__(self) -> None:
         if self.reward not in REWARD_MODES:
             raise ValueError(f"reward {self.reward!r} is not one of {REWARD_MODES}")
-        for name in ("base_points", "max_redeals", "history_length"):
+        for name, least in self._MINIMUM:
             value = getattr(self, name)
-            if not isinstance(value, int) or value < (1 if name != "max_redeals" else 0):
-                raise ValueError(f"{name} must be a positive integer, got {value!r}")
+            if isinstance(value, bool) or not isinstance(value, int) or value < least:
+                raise ValueError(f"{name} must be an integer >= {least}, got {value!r}")
 
 
 def role_name(state: DoudizhuState, seat: int) -> str:
