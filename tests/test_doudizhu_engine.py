@@ -376,3 +376,20 @@ def test_config_dict_and_history_length_shape_the_layout():
     while not state.terminal:
         state.apply(state.legal_actions()[-1])
         assert game.observe(state, 0).shape == (game.layout.size,)
+
+
+def test_every_view_key_is_documented():
+    doc = DoudizhuGame.view.__doc__
+    rng_ = rng(8)
+    state = GAME.new_state(rng_)
+    keys = set()
+    while True:
+        for seat in range(3):
+            keys |= set(state.view(seat))
+        if state.terminal:
+            break
+        legal = state.legal_actions()
+        state.apply(legal[int(rng_.integers(len(legal)))])
+    assert {"advice", "legal", "result", "hands"} <= keys
+    for key in keys:
+        assert f"``{key}``" in doc, key
