@@ -59,7 +59,7 @@ from .cards import (
     parse,
     size,
 )
-from .catalog import NUM_BIDS, Catalog, Kind, get_catalog
+from .catalog import NUM_BIDS, Catalog, get_catalog
 from .evaluator import HandEvaluator
 from .moves import MoveGenerator
 
@@ -290,6 +290,7 @@ class DoudizhuState:
         return self._returns[:]
 
     def view(self, seat: int) -> dict[str, Any]:
+        """What ``seat`` may see (documented at :meth:`DoudizhuGame.view`)."""
         return self.game.view(self, seat)
 
     def __repr__(self) -> str:
@@ -729,8 +730,6 @@ __all__ = [
     "DoudizhuConfig",
     "DoudizhuGame",
     "DoudizhuState",
-    "Kind",
-    "LANDLORD_HAND_SIZE",
     "MAX_BOMBS",
     "Phase",
     "random_deal",
