@@ -259,7 +259,7 @@ KITTY = "9BR"
         ({"hands": [HANDS[0][:-1] + "2", *HANDS[1:]], "kitty": KITTY}, "rank 7 appears 3 times"),
         ({"hands": HANDS, "kitty": "BR"}, "kitty has 2 cards"),
         ({"hands": HANDS, "kitty": "BRR"}, "kitty: .*too many cards of rank R"),
-        ({"hands": HANDS, "kitty": KITTY, "first_bidder": 3}, "'first_bidder' must be a seat"),
+        ({"hands": HANDS, "kitty": KITTY, "first_bidder": 3}, "'first_bidder' must be 0..2"),
         ({"hands": HANDS, "kitty": KITTY, "landlord": 0}, "go together"),
         ({"hands": HANDS, "kitty": KITTY, "landlord": 0, "bid": 4}, "'bid' must be 1..3"),
         ({"hands": HANDS, "kitty": KITTY, "landlord": 0, "bid": 1}, "not 20 .*includes the kitty"),
@@ -267,6 +267,8 @@ KITTY = "9BR"
          "must include the kitty"),
         ({"hands": HANDS, "kitty": KITTY, "deal": "DDZ-0"}, "drop"),
         ({"landlord": 1, "bid": 1}, "need 'hands'"),
+        ({"hands": 3, "kitty": KITTY}, "list of 3 card strings"),
+        ({"hands": HANDS, "kitty": KITTY, "landlord": True, "bid": 1}, "'landlord' must be 0..2"),
     ],
 )
 def test_bad_options_raise_clear_errors(options, message):

@@ -512,7 +512,7 @@ class DoudizhuGame:
 
     def _setup(self, rng: np.random.Generator, options: dict) -> DoudizhuState:
         hands_text = options["hands"]
-        if isinstance(hands_text, str) or len(hands_text) != PLAYERS:
+        if not isinstance(hands_text, (list, tuple)) or len(hands_text) != PLAYERS:
             raise DealError(f"'hands' must be a list of {PLAYERS} card strings, got {hands_text!r}")
         if "kitty" not in options:
             raise DealError("'hands' needs 'kitty' too (the 3 kitty cards as text)")
@@ -523,12 +523,8 @@ class DoudizhuGame:
         if (landlord is None) != (bid is None):
             raise DealError("'landlord' and 'bid' go together (both or neither)")
         if landlord is not None:
-            landlord = _seat_option("landlord", landlord)
-            if isinstance(bid, bool) or not isinstance(bid, (int, np.integer)) or not (
-                1 <= bid <= NUM_BIDS
-            ):
-                raise DealError(f"'bid' must be 1..{NUM_BIDS}, got {bid!r}")
-            bid = int(bid)
+            landlord = _int_option("landlord", landlord, 0, PLAYERS - 1)
+            bid = _int_option("bid", bid, 1, NUM_BIDS)
         if size(kitty) != KITTY_SIZE:
             raise DealError(f"kitty has {size(kitty)} cards, not {KITTY_SIZE}")
         for s, h in enumerate(hands):
@@ -551,7 +547,7 @@ class DoudizhuGame:
                     f"{COPIES[r]}"
                 )
         if "first_bidder" in options:
-            first = _seat_option("first_bidder", options["first_bidder"])
+            first = _int_option("first_bidder", options["first_bidder"], 0, PLAYERS - 1)
         else:
             first = int(rng.integers(PLAYERS))
         seed = int(rng.integers(0, SEED_LIMIT, dtype=np.uint64))
@@ -704,11 +700,11 @@ def _parse_option(name: str, text: Any) -> int:
         raise DealError(f"{name}: {e}") from None
 
 
-def _seat_option(name: str, value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise DealError(f"{name!r} must be a seat 0..{PLAYERS - 1}, got {value!r}")
-    if not 0 <= value < PLAYERS:
-        raise DealError(f"{name!r} must be a seat 0..{PLAYERS - 1}, got {value!r}")
+def _int_option(name: str, value: Any, low: int, high: int) -> int:
+    """``value`` as an int in ``low..high`` (a seat, a bid), or a :class:`DealError`."""
+    ok = isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+    if not ok or not low <= value <= high:
+        raise DealError(f"{name!r} must be {low}..{high}, got {value!r}")
     return int(value)
 
 
