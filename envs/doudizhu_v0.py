@@ -181,7 +181,7 @@ class raw_env(CardGameEnv):  # noqa: N801 (PettingZoo's name)
         )
 
     def step(self, action) -> None:
-        state = self.state
+        state = self.game_state
         stage = (state.phase, state.redeals)
         super().step(action)
         if (state.phase, state.redeals) != stage and not state.terminal:

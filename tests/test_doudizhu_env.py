@@ -177,5 +177,5 @@ def test_episode_bound_holds_under_an_always_pass_policy():
         env.step(None if term or trunc else 0)  # id 0: bid pass
         steps += 1
     assert steps <= env.unwrapped.game.max_game_length + 3
-    assert env.unwrapped.state.result["outcome"] == "no bid"
-    np.testing.assert_array_equal(list(env.unwrapped.state.returns()), [0, 0, 0])
+    assert env.unwrapped.game_state.result["outcome"] == "no bid"
+    np.testing.assert_array_equal(list(env.unwrapped.game_state.returns()), [0, 0, 0])

@@ -156,18 +156,18 @@ def test_env_mask_equals_engine_legal_moves():
                 env.step(None)
                 continue
             mask = obs["action_mask"]
-            legal = raw.state.legal_actions()
+            legal = raw.game_state.legal_actions()
             assert np.flatnonzero(mask).tolist() == sorted(legal)
             other = env.possible_agents[(env.possible_agents.index(agent) + 1) % 3]
             assert not env.observe(other)["action_mask"].any()
-            landlord = raw.state.landlord
+            landlord = raw.game_state.landlord
             role = "undecided" if landlord < 0 else "peasant"
             if landlord == env.possible_agents.index(agent):
                 role = "landlord"
             assert info["role"] == role
             env.step(int(rng.choice(legal)))
         assert sum(totals.values()) == pytest.approx(0.0)
-        assert totals == dict(zip(env.possible_agents, raw.state.returns()))
+        assert totals == dict(zip(env.possible_agents, raw.game_state.returns()))
 
 
 def test_same_seed_same_game():
