@@ -13,7 +13,7 @@ The state is encoded once per decision; every legal move is then scored against 
 The first pair layer is a sum of a state part and a move part, so scoring N moves costs one
 gather, one add and the small head per move; the move part of every catalog action can be
 precomputed once per weight update (:meth:`QNetwork.move_codes`). Sizes come from the game:
-observation size and bounds from its layout, move features from ``action_features()``.
+observation size and bounds from its layout, move features from the game's action feature table.
 """
 
 from __future__ import annotations
@@ -135,5 +135,7 @@ class QNetwork(nn.Module):
 
 
 def build_network(game, config: NetConfig) -> QNetwork:
+    from .spec import action_features
+
     low, high = game.layout.low_high()
-    return QNetwork(low, high, game.action_features(), game.num_players, config)
+    return QNetwork(low, high, action_features(game), game.num_players, config)

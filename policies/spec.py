@@ -70,14 +70,35 @@ def game_from_spec(spec: dict[str, Any]):
     raise ValueError(f"unknown game {spec['game']!r} in spec; games are {GAMES}")
 
 
-def require_trainer_api(game) -> None:
-    """The trainer and the neural players need ``action_features()`` and ``recent_actions()``."""
-    missing = [m for m in ("action_features", "recent_actions") if not hasattr(game, m)]
-    if missing:
-        raise ValueError(
-            f"game {game.name!r} lacks {', '.join(missing)}: the neural players need a static "
-            "per-action feature table and the recent (mover, action) history"
-        )
+def action_features(game) -> np.ndarray:
+    """The static float32 feature table ``[num_actions, F]`` of the game's actions: the
+    engine's ``action_features()``, or its catalog's (Dou Dizhu keeps it there)."""
+    for owner in (game, getattr(game, "catalog", None)):
+        if hasattr(owner, "action_features"):
+            return owner.action_features()
+    raise ValueError(f"game {game.name!r} has no action_features(): the neural players need "
+                     "a static per-action feature table")
+
+
+def _history_rows(game, state, seat: int, count: int) -> np.ndarray:
+    """``recent_actions`` for engines that keep ``state.history`` as ``(seat, action)`` rows
+    and show every move face up."""
+    out = np.full((count, 2), NO_ACTION, np.int64)
+    rows = state.history[-count:] if count else []
+    players = game.num_players
+    for i, (mover, action) in enumerate(rows, start=count - len(rows)):
+        out[i, 0] = (mover - seat) % players
+        out[i, 1] = action
+    return out
+
+
+def recent_actions_fn(game):
+    """``f(state, seat, count)``: the last moves as rows ``(mover relative to seat, action id)``,
+    oldest first, padded with -1: the engine's ``recent_actions``, or the same rows read from
+    ``state.history``."""
+    if hasattr(game, "recent_actions"):
+        return game.recent_actions
+    return lambda state, seat, count: _history_rows(game, state, seat, count)
 
 
 def features_digest(features: np.ndarray) -> str:
@@ -91,7 +112,6 @@ def _plain(value: Any) -> Any:
 
 
 def model_spec(game) -> dict[str, Any]:
-    require_trainer_api(game)
     return _plain(
         {
             "game": game.name,
@@ -100,7 +120,7 @@ def model_spec(game) -> dict[str, Any]:
             "config": game.config_dict(),
             "layout": game.layout.to_dict(),
             "num_actions": game.num_actions,
-            "action_features": features_digest(game.action_features()),
+            "action_features": features_digest(action_features(game)),
         }
     )
 

@@ -92,7 +92,7 @@ def test_exported_player_plays_without_torch(exported):
             seat = env.unwrapped.possible_agents.index(agent)
             env.step(player.act(obs, env.unwrapped.view(seat)))
             steps += 1
-        print("steps", steps, "winner", env.unwrapped.state.winner)
+        print("steps", steps, "winner", env.unwrapped.game_state.winner)
     """)
     done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True,
                           text=True, timeout=60)

@@ -4,7 +4,6 @@ game. Daifugo 4p runs with an actor process and is stopped with Ctrl-C (SIGINT).
 
 from __future__ import annotations
 
-import importlib.util
 import signal
 import subprocess
 import sys
@@ -28,21 +27,7 @@ SIGINT_AFTER_SECONDS = 12.0
 EXIT_SECONDS = 60
 
 
-def _has_doudizhu() -> bool:
-    if importlib.util.find_spec("envs.doudizhu") is None:
-        return False
-    from envs.doudizhu import DoudizhuGame
-
-    return hasattr(DoudizhuGame, "action_features") and hasattr(DoudizhuGame, "recent_actions")
-
-
-GAMES = [
-    "daifugo3",
-    "president",
-    pytest.param("doudizhu", marks=pytest.mark.skipif(
-        not _has_doudizhu(), reason="the Dou Dizhu engine with action_features/recent_actions "
-        "is not on this branch yet")),
-]
+GAMES = ["daifugo3", "president", "doudizhu"]
 
 
 def _settings(tmp_path, name, **extra):
@@ -79,7 +64,7 @@ def _play_full_game(cpu_dir, game_name, players, seed=0):
             continue
         player = cpu if seat == 0 else others
         env.step(player.act(obs, env.unwrapped.view(seat)))
-    assert env.unwrapped.state.terminal
+    assert env.unwrapped.game_state.terminal
     return rewards
 
 

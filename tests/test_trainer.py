@@ -8,7 +8,8 @@ import torch
 
 from envs.daifugo import DaifugoGame, Rules
 from policies.network import NetConfig, build_network
-from policies.spec import check_spec, history_from_view, model_spec, make_game, roles
+from policies.spec import (check_spec, history_from_view, make_game, model_spec,
+                           recent_actions_fn, role_from_view, role_of, roles)
 from training.config import load_yaml, make_args, parse_overrides
 from training.dmc import train
 
@@ -65,14 +66,33 @@ def test_net_config_rejects_bad_values():
         NetConfig.from_dict({"width": 3})
 
 
-@pytest.mark.parametrize("preset,players", [("daifugo", 4), ("daifugo", 3), ("president", 5)])
-def test_history_from_view_matches_the_engine(preset, players):
-    game = DaifugoGame(Rules.preset(preset, players))
+@pytest.mark.parametrize("name,players", [("daifugo", 4), ("daifugo", 3), ("president", 5),
+                                          ("doudizhu", 3)])
+def test_history_from_view_matches_the_engine(name, players):
+    game = make_game(name, players)
+    recent = recent_actions_fn(game)
     for state, seat in positions(game, 400, seed=players):
         for viewer in (seat, (seat + 1) % players):
-            want = game.recent_actions(state, viewer, 12)
+            want = recent(state, viewer, 12)
             got = history_from_view(game, state.view(viewer), 12)
             assert np.array_equal(want, got)
+
+
+def test_doudizhu_roles_follow_the_landlord():
+    game = make_game("doudizhu")
+    names = roles(game)
+    seen = set()
+    for state, seat in positions(game, 300, seed=2):
+        role = names[role_of(game, state, seat)]
+        assert role == names[role_from_view(game, state.view(seat))]
+        if state.landlord < 0:
+            assert role == "bidding"
+        else:
+            after = (state.landlord + 1) % game.num_players
+            assert role == {state.landlord: "landlord", after: "peasant_after"}.get(
+                seat, "peasant_before")
+        seen.add(role)
+    assert seen == set(names)
 
 
 def test_spec_check_names_what_differs(game4):
@@ -88,6 +108,8 @@ def test_spec_check_names_what_differs(game4):
 
 def test_roles():
     assert roles(make_game("daifugo", 4)) == ("seat",)
+    assert roles(make_game("doudizhu")) == ("bidding", "landlord", "peasant_after",
+                                            "peasant_before")
     with pytest.raises(ValueError, match="unknown game"):
         make_game("poker")
 
@@ -98,10 +120,9 @@ def test_configs_load(path):
     assert args.minutes == 1.0
     assert load_yaml(path)["game"] in ("daifugo", "president", "doudizhu")
     args.validate()
-    if args.game != "doudizhu":
-        game = make_game(**args.game_kwargs())
-        cfg = args.net_config(game.num_players)
-        assert cfg.history_length % cfg.history_group == 0
+    game = make_game(**args.game_kwargs())
+    cfg = args.net_config(game.num_players)
+    assert cfg.history_length % cfg.history_group == 0
 
 
 def test_overrides_are_typed():

@@ -19,7 +19,7 @@ import numpy as np
 import torch
 
 from policies.network import NetConfig, QNetwork, build_network
-from policies.spec import make_game, return_groups, role_of, roles
+from policies.spec import make_game, recent_actions_fn, return_groups, role_of, roles
 
 from .transport import Batch, Transport
 
@@ -40,6 +40,7 @@ class NetPolicy:
         self.game = game
         self.nets = nets
         self.history_length = nets[0].config.history_length
+        self.recent_actions = recent_actions_fn(game)
         self.cache_moves = cache_moves
         self.move_codes: list[torch.Tensor | None] = [None] * len(nets)
         self.refresh()
@@ -59,7 +60,7 @@ class NetPolicy:
         role = np.empty(n, np.int64)
         for i, (st, seat) in enumerate(zip(states, seats)):
             game.observe(st, seat, obs[i])
-            hist[i] = game.recent_actions(st, seat, self.history_length)
+            hist[i] = self.recent_actions(st, seat, self.history_length)
             legal.append(st.legal_actions())
             role[i] = role_of(game, st, seat)
         return obs, hist, legal, role
