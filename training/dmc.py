@@ -79,7 +79,7 @@ class Args:
     # -- actors
     actors: int = 1
     """actor processes; 0 runs the actor inside the learner (one core, resumes exactly)"""
-    games_per_actor: int = 32
+    games_per_actor: int = 64
     """games each actor plays at once, batching the network over their decisions"""
     exploration: float = 0.01
     """epsilon: chance of a uniformly random legal move instead of the best one"""

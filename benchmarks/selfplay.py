@@ -1,0 +1,148 @@
+"""Self-play training throughput: frames (decisions trained on by the learner) per second of
+``climbrl train`` with N actor processes, and of DouZero's own DMC on the same machine.
+
+    python -m benchmarks.selfplay [--configs configs/daifugo4.yaml configs/doudizhu.yaml]
+        [--actors 1 2] [--seconds 45] [--warmup 15] [--douzero-python /path/to/python]
+
+Each case runs as its own training process for ``warmup + seconds``; the rate is measured
+over the last ``seconds`` only (start-up, spawning and the first episodes excluded), from the
+learner's frame counter: our TensorBoard events, DouZero's log lines. Cases run one after
+the other, so they share the machine alike. ``--douzero-python``: a Python where
+``pip install douzero gitpython`` worked (DouZero runs with ``--actor_device_cpu
+--training_device cpu``, its default network, and ``--batch_size 8`` so that its frame counter
+moves in steps of 800 instead of 3200; actors do the same work either way).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import datetime
+from pathlib import Path
+
+from .common import machine
+
+ROOT = Path(__file__).resolve().parent.parent
+DOUZERO_DRIVER = """
+import sys
+from douzero.dmc import parser, train
+if __name__ == "__main__":
+    train(parser.parse_args(sys.argv[1:]))
+"""
+DOUZERO_LINE = re.compile(r" (\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d+)\] After (\d+) ")
+DOUZERO_BATCH = 8
+STOP_GRACE_SECONDS = 10
+
+
+def _rate(points: list[tuple[float, int]], start: float) -> float:
+    """Frames per second between the first point at or after ``start`` and the last one."""
+    after = [p for p in points if p[0] >= start]
+    if len(after) < 2 or after[-1][0] <= after[0][0]:
+        return float("nan")
+    (t0, f0), (t1, f1) = after[0], after[-1]
+    return (f1 - f0) / (t1 - t0)
+
+
+def ours(config: str, actors: int, seconds: float, warmup: float, workdir: Path) -> float:
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    name = f"{Path(config).stem}_a{actors}"
+    cmd = [sys.executable, "-m", "training.cli", "train", "--config", config,
+           "--actors", str(actors), "--minutes", str((seconds + warmup) / 60),
+           "--eval-every-frames", "0", "--progress", "false", "--log-seconds", "1",
+           "--runs-dir", str(workdir), "--run-name", name]
+    start = time.time()
+    subprocess.run(cmd, cwd=ROOT, check=True, capture_output=True,
+                   env={**os.environ, "OMP_NUM_THREADS": "1"})
+    acc = EventAccumulator(str(workdir / name))
+    acc.Reload()
+    points = [(e.wall_time, e.step) for e in acc.Scalars("charts/updates")]
+    return _rate(points, start + warmup)
+
+
+def douzero(python: str, actors: int, seconds: float, warmup: float, workdir: Path) -> float:
+    driver = workdir / "douzero_driver.py"
+    driver.write_text(DOUZERO_DRIVER)
+    log = workdir / f"douzero_a{actors}.log"
+    cmd = [python, str(driver), "--actor_device_cpu", "--training_device", "cpu",
+           "--num_actors", str(actors), "--batch_size", str(DOUZERO_BATCH),
+           "--disable_checkpoint", "--savedir", str(workdir / "douzero"),
+           "--xpid", f"a{actors}"]
+    start = time.time()
+    with open(log, "w") as out:
+        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT,
+                                start_new_session=True,
+                                env={**os.environ, "OMP_NUM_THREADS": "1"})
+        time.sleep(warmup + seconds)
+        # DouZero's learner threads keep the process alive after Ctrl-C: stop its group
+        os.killpg(proc.pid, signal.SIGINT)
+        try:
+            proc.wait(STOP_GRACE_SECONDS)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    points = []
+    for line in log.read_text().splitlines():
+        m = DOUZERO_LINE.search(line)
+        if m:
+            when = datetime.strptime(m.group(1), "%Y-%m-%d %H:%M:%S,%f").timestamp()
+            points.append((when, int(m.group(2))))
+    if not points:
+        raise RuntimeError(f"DouZero printed no progress; see {log}")
+    return _rate(points, start + warmup)
+
+
+def parameters(config: str) -> dict[str, int]:
+    """Parameters of each role's network for a config (DouZero: 1.46M landlord, 1.52M
+    peasant)."""
+    from policies.network import build_network
+    from policies.spec import make_game, roles
+    from training.config import make_args
+
+    args = make_args(config)
+    game = make_game(**args.game_kwargs())
+    net = build_network(game, args.net_config(game.num_players))
+    count = sum(p.numel() for p in net.parameters())
+    return {role: count for role in roles(game)}
+
+
+def main(argv=None) -> dict:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--configs", nargs="+",
+                        default=["configs/daifugo4.yaml", "configs/doudizhu.yaml"])
+    parser.add_argument("--actors", nargs="+", type=int, default=[1, 2])
+    parser.add_argument("--seconds", type=float, default=45.0, help="measured time per case")
+    parser.add_argument("--warmup", type=float, default=15.0, help="unmeasured start per case")
+    parser.add_argument("--douzero-python", help="a Python with douzero installed")
+    parser.add_argument("--json", help="also write the figures to this JSON file")
+    args = parser.parse_args(argv)
+    results = {}
+    for config in args.configs:
+        print(f"{Path(config).stem}: parameters per role {parameters(config)}", flush=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        for actors in args.actors:
+            for config in args.configs:
+                key = f"climbrl {Path(config).stem} actors={actors}"
+                results[key] = ours(config, actors, args.seconds, args.warmup, work)
+                print(f"{key:<40}{results[key]:>10,.0f} frames/s", flush=True)
+            if args.douzero_python:
+                key = f"DouZero DMC actors={actors}"
+                results[key] = douzero(args.douzero_python, actors, args.seconds, args.warmup,
+                                       work)
+                print(f"{key:<40}{results[key]:>10,.0f} frames/s", flush=True)
+    out = {"machine": machine(), "cpus": os.cpu_count(), "frames_per_s": results}
+    if args.json:
+        Path(args.json).write_text(json.dumps(out, indent=1) + "\n")
+    return out
+
+
+if __name__ == "__main__":
+    main()
