@@ -2,7 +2,7 @@
 
 The state is encoded once per decision; every legal move is then scored against that encoding::
 
-    history rows (mover, action id)      observation (layout.size floats)
+    history rows (mover, action id)      observation (layout.size floats, less `skip_fields`)
       -> action features ++ mover one-hot  -> scaled to [0, 1] by the layout's bounds
       -> grouped `history_group` per step  |
       -> LSTM, last output  ---------------+-> concat -> MLP `state_layers` -> state code
@@ -39,6 +39,8 @@ class NetConfig:
     state_layers: tuple[int, ...] = (512, 512, 512, 512)
     pair_layers: tuple[int, ...] = (512,)
     """widths after the state and move parts meet; the first is the pair layer"""
+    skip_fields: tuple[str, ...] = ()
+    """observation fields the network does not read (e.g. a history the LSTM already reads)"""
 
     def __post_init__(self) -> None:
         for name in ("history_length", "history_group", "lstm_hidden"):
@@ -50,6 +52,8 @@ class NetConfig:
                 f"network history_length ({self.history_length}) must be a multiple of "
                 f"history_group ({self.history_group})"
             )
+        if any(not isinstance(f, str) for f in self.skip_fields):
+            raise ValueError(f"network skip_fields must be field names, got {self.skip_fields!r}")
         for name in ("state_layers", "pair_layers"):
             layers = getattr(self, name)
             if not layers or any(not isinstance(w, int) or w < 1 for w in layers):
@@ -80,13 +84,21 @@ def _mlp(sizes: list[int]) -> nn.Sequential:
 class QNetwork(nn.Module):
     """Scores (state, move) pairs with the expected return of the deciding seat."""
 
-    def __init__(self, obs_low: np.ndarray, obs_high: np.ndarray, action_features: np.ndarray,
-                 num_players: int, config: NetConfig):
+    def __init__(self, layout, action_features: np.ndarray, num_players: int,
+                 config: NetConfig):
         super().__init__()
         self.config = config
         num_actions, feat = action_features.shape
         self.num_actions = num_actions
+        unknown = [f for f in config.skip_fields if f not in layout.slices]
+        if unknown:
+            raise ValueError(f"network skip_fields {unknown} are not observation fields; "
+                             f"fields are {list(layout.slices)}")
+        keep = np.concatenate([np.arange(sl.start, sl.stop) for name, sl in layout.slices.items()
+                               if name not in config.skip_fields])
+        obs_low, obs_high = (bound[keep] for bound in layout.low_high())
         span = np.where(obs_high > obs_low, obs_high - obs_low, 1.0).astype(np.float32)
+        self.register_buffer("obs_keep", torch.as_tensor(keep, dtype=torch.long))
         self.register_buffer("obs_low", torch.as_tensor(obs_low, dtype=torch.float32))
         self.register_buffer("obs_scale", torch.as_tensor(1.0 / span))
         # id -1 (padding or a move shown face down) reads the extra all-zero last row
@@ -115,6 +127,7 @@ class QNetwork(nn.Module):
         steps = torch.cat([self.features[acts], self.movers[movs]], dim=-1)
         steps = steps.reshape(batch, cfg.history_length // cfg.history_group, -1)
         out, _ = self.lstm(steps)
+        obs = obs.index_select(1, self.obs_keep)
         x = torch.cat([(obs - self.obs_low) * self.obs_scale, out[:, -1]], dim=-1)
         return self.pair_state(self.state_mlp(x))
 
@@ -137,5 +150,4 @@ class QNetwork(nn.Module):
 def build_network(game, config: NetConfig) -> QNetwork:
     from .spec import action_features
 
-    low, high = game.layout.low_high()
-    return QNetwork(low, high, action_features(game), game.num_players, config)
+    return QNetwork(game.layout, action_features(game), game.num_players, config)

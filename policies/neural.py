@@ -39,7 +39,12 @@ Scorer = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray], 
 
 
 class NeuralPlayer:
-    """Chooses among the legal moves by the network's q (expected return of this seat)."""
+    """Chooses among the legal moves by the network's q (expected return of this seat).
+
+    Follows the players' protocol of :mod:`policies` (``name``, ``seed``, ``bind``, ``act``).
+    """
+
+    name = "neural"
 
     def __init__(self, game, scorers: Sequence[Scorer], history_length: int,
                  temperature: float = 0.0, top_k: int | None = None, seed=None,
@@ -55,6 +60,18 @@ class NeuralPlayer:
         self.top_k = top_k
         self.rng = np.random.default_rng(seed)
         self.meta = meta or {}
+
+    def seed(self, seed) -> None:
+        """Restart the random stream used by ``temperature`` sampling."""
+        self.rng = np.random.default_rng(seed)
+
+    def bind(self, game) -> NeuralPlayer:
+        """Attach to ``game`` (an engine or env); refuses a game other than the trained one."""
+        game = _resolve_game(game, self.meta["spec"])
+        if game is not self.game:
+            check_spec(self.meta["spec"], game, "neural player")
+            self.game = game
+        return self
 
     def scores(self, observation, view: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
         """The legal move ids and their q values."""

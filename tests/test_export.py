@@ -71,6 +71,11 @@ def test_loading_into_other_rules_says_what_differs(exported):
         neural.load(out, "president")
     with pytest.raises(ValueError, match="neither an exported CPU"):
         neural.load(out / "missing", "daifugo")
+    player = neural.load(out, "daifugo")  # a game name: rebuilt from the recorded rules
+    other = daifugo_v0.env(players=4)
+    assert player.bind(other.unwrapped.game) is player and player.game is other.unwrapped.game
+    with pytest.raises(ValueError, match=r"layout\.hand_counts"):
+        player.bind(daifugo_v0.env(players=3))
 
 
 def test_exported_player_plays_without_torch(exported):

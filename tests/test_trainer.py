@@ -57,6 +57,18 @@ def test_network_sizes_come_from_the_game():
         assert net.movers.shape == (players + 1, players)
 
 
+def test_network_can_skip_observation_fields(game4):
+    cfg = NetConfig(history_length=4, history_group=4, skip_fields=("played", "scores"))
+    net = build_network(game4, cfg)
+    lay = game4.layout
+    skipped = (lay.slices["played"].stop - lay.slices["played"].start
+               + lay.slices["scores"].stop - lay.slices["scores"].start)
+    assert net.obs_low.shape == (lay.size - skipped,)
+    assert net.state_mlp[0].in_features == lay.size - skipped + cfg.lstm_hidden
+    with pytest.raises(ValueError, match=r"skip_fields \['hsitory'\] are not observation"):
+        build_network(game4, NetConfig(skip_fields=("hsitory",)))
+
+
 def test_net_config_rejects_bad_values():
     with pytest.raises(ValueError, match="multiple of history_group"):
         NetConfig(history_length=10, history_group=4)

@@ -37,6 +37,7 @@ from policies.spec import check_spec, make_game, model_spec, roles
 from . import checkpoint
 from .actor import NetPolicy, SelfPlayActor, actor_process
 from .arena import evaluate
+from .opponents import OPPONENTS
 from .transport import Batch, InlineTransport, LocalTransport
 
 HISTORY_TURNS = 4
@@ -88,6 +89,8 @@ class Args:
     # -- learner
     batch_size: int = 256
     """decisions per learner update (each update uses one role)"""
+    learner_threads: int = 1
+    """torch threads of the learner (more when the machine has cores beyond the actors')"""
     learning_rate: float = 1e-4
     rmsprop_alpha: float = 0.99
     rmsprop_momentum: float = 0.0
@@ -101,6 +104,9 @@ class Args:
     lstm_hidden: int = 128
     state_layers: list = field(default_factory=lambda: [512, 512, 512, 512])
     pair_layers: list = field(default_factory=lambda: [512])
+    skip_fields: list = field(default_factory=list)
+    """observation fields the network does not read (Dou Dizhu: its move history, which the
+    LSTM reads already)"""
     # -- logging and evaluation
     log_seconds: float = 5.0
     """TensorBoard scalars this often"""
@@ -119,6 +125,7 @@ class Args:
             lstm_hidden=self.lstm_hidden,
             state_layers=tuple(self.state_layers),
             pair_layers=tuple(self.pair_layers),
+            skip_fields=tuple(self.skip_fields),
         )
 
     def game_kwargs(self) -> dict[str, Any]:
@@ -129,6 +136,8 @@ class Args:
         checks = [
             ("actors", self.actors >= 0), ("games_per_actor", self.games_per_actor >= 1),
             ("batch_size", self.batch_size >= 1), ("queue_batches", self.queue_batches >= 1),
+            ("learner_threads", self.learner_threads >= 1),
+            ("eval_opponent", self.eval_opponent in OPPONENTS),
             ("exploration", 0.0 <= self.exploration <= 1.0),
             ("learning_rate", self.learning_rate > 0), ("eval_deals", self.eval_deals >= 1),
             ("eval_every_frames", self.eval_every_frames >= 0),
@@ -188,7 +197,7 @@ def train(args: Args) -> dict[str, Any]:
     # -- seeding: one process-wide generator each, all from args.seed
     random.seed(args.seed)
     torch.manual_seed(args.seed)
-    torch.set_num_threads(1)
+    torch.set_num_threads(args.learner_threads)
 
     # -- game, networks, optimizers: sizes from the env's layout and action table
     game = make_game(**args.game_kwargs())
@@ -349,7 +358,11 @@ def train(args: Args) -> dict[str, Any]:
                 counters["next_eval"] = counters["frames"] + args.eval_every_frames
                 bar.set_postfix_str(f"eval vs {args.eval_opponent} {latest_eval}")
             batch = transport.get_batch(POLL_SECONDS)
-            if batch is not None:
+            if batch is None:
+                dead = [(i, p.exitcode) for i, p in enumerate(processes) if not p.is_alive()]
+                if dead:
+                    raise RuntimeError(f"actor process(es) exited (actor, exit code): {dead}")
+            else:
                 losses[batch.role].append(
                     learn(nets[batch.role], optimizers[batch.role], batch, args.max_grad_norm))
                 transport.publish_weights(state_dicts())
