@@ -30,6 +30,8 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import nn
+from torch.utils.tensorboard import SummaryWriter
+from tqdm import tqdm
 
 from policies.network import NetConfig, build_network
 from policies.spec import check_spec, make_game, model_spec, roles
@@ -235,8 +237,6 @@ def train(args: Args) -> dict[str, Any]:
     run_dir = Path(args.runs_dir) / run_name
     ckpt_path = run_dir / checkpoint.FILENAME
 
-    from torch.utils.tensorboard import SummaryWriter
-
     writer = SummaryWriter(str(run_dir), purge_step=counters["frames"] if saved else None)
     if saved is None:
         writer.add_text(
@@ -314,8 +314,6 @@ def train(args: Args) -> dict[str, Any]:
         return args.minutes is not None and elapsed() >= args.minutes * SECONDS_PER_MINUTE
 
     # -- the learner loop
-    from tqdm import tqdm
-
     bar = tqdm(total=args.total_frames, initial=counters["frames"], unit="frame",
                unit_scale=True, dynamic_ncols=True, disable=not args.progress,
                desc=run_name)
