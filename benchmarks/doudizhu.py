@@ -79,10 +79,12 @@ def bench_engine(seconds: float, seed: int) -> dict[str, float]:
     return {"steps_per_s": steps / elapsed, "games_per_s": games / elapsed}
 
 
-def bench_env(seconds: float, seed: int) -> dict[str, float]:
+def bench_env(seconds: float, seed: int, wrapped: bool = True) -> dict[str, float]:
+    """``doudizhu_v0.env()`` in random play, or ``raw_env()`` (no PettingZoo order-enforcing
+    wrapper) when ``wrapped`` is false."""
     from envs import doudizhu_v0
 
-    env = doudizhu_v0.env()
+    env = doudizhu_v0.env() if wrapped else doudizhu_v0.raw_env()
     pick = random.Random(seed)
     env.reset(seed=seed)
     steps = games = 0
