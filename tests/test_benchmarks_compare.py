@@ -17,7 +17,10 @@ TINY = ["--seconds", "0.02", "--repeats", "1", "--hands", "3", "--check-deals", 
 
 def test_compare_runs_with_a_tiny_budget(tmp_path, capsys):
     path = tmp_path / "compare.json"
-    result = compare.main(TINY + ["--json", str(path)])
+    # the trainer section is left to test_dmc_actor_loop_is_timed: our trainer's own
+    # frames_per_second (branch train) has its own tests and start-up cost
+    result = compare.main(TINY + ["--json", str(path), "--sections",
+                                  "doudizhu,legal,daifugo,check"])
     out = capsys.readouterr().out
     assert "Dou Dizhu random play" in out and "Legal moves" in out and "target" in out
     assert json.loads(path.read_text())["machine"] == result["machine"]
@@ -45,6 +48,11 @@ def test_compare_runs_without_any_peer(monkeypatch, capsys):
     assert set(result["doudizhu_play"]) == {compare.OUR_ENGINE, compare.OUR_ENV,
                                             compare.OUR_RAW_ENV}
     assert result["check"] == {} and "skipped: the cross-check" in out
+
+
+def test_dmc_actor_loop_is_timed():
+    pytest.importorskip("douzero.dmc", reason="DouZero's DMC (with GitPython) not installed")
+    assert compare.douzero_dmc_fps(0.05) > 0
 
 
 def test_bad_options_name_the_option():

@@ -63,6 +63,10 @@ def _run_flags(start: int, length: int) -> int:
     return sum(_FLAG[r] for r in range(start, start + length))
 
 
+_RUNS_OF_FOUR = tuple(_run_flags(s, 4) for s in range(CHAIN_RANKS - 3))
+"""Guard flags of every run of four chain ranks (a trio run that long may read two ways)."""
+
+
 class MoveGenerator:
     """Legal plays of a hand; all methods return fresh lists of catalog ids (no pass)."""
 
@@ -199,7 +203,7 @@ class MoveGenerator:
             for length, start, flags, _ in self._chains[Kind.AIRPLANE_SINGLE]
             if m3 & flags == flags
         ]
-        dup = any(m3 & _run_flags(s, 4) == _run_flags(s, 4) for s in range(CHAIN_RANKS - 3))
+        dup = any(m3 & run == run for run in _RUNS_OF_FOUR)
         self._planes[m3] = (rows, dup)
         return rows, dup
 
