@@ -7,7 +7,7 @@ One process run, every figure with interleaved repetitions (each repetition runs
 once, in turn, so machine drift hits all alike), reported as median and spread (min, max):
 
 * Dou Dizhu random play, games/s and steps/s: our engine (``benchmarks.doudizhu.bench_engine``:
-  bidding included), our wrapped PettingZoo env (``bench_env``: observation and mask every
+  bidding included; one ``DoudizhuGame`` for all repetitions, each dealing new games), our wrapped PettingZoo env (``bench_env``: observation and mask every
   step; ``env()`` as users get it, and ``raw_env()`` to show what PettingZoo's
   ``OrderEnforcingWrapper`` costs), RLCard's env and game core, DouZero's env and ``GameEnv`` core, OpenSpiel's C++ game
   with and without its observation tensor each step. Moves are uniform over the legal ones,
@@ -33,8 +33,10 @@ from __future__ import annotations
 import argparse
 import importlib
 import importlib.util
+import itertools
 import json
 import logging
+import os
 import platform
 import sys
 import time
@@ -154,12 +156,19 @@ def column(results: dict[str, dict[str, list[float]]], key: str) -> dict[str, li
 
 
 def doudizhu_play(installed: dict, seconds: float, repeats: int, seed: int) -> dict:
+    from envs import doudizhu_v0
+    from envs.doudizhu.engine import DoudizhuGame
+
     from .doudizhu import bench_engine, bench_env
 
+    # made once and kept across repetitions, as the peers' objects are (and a training run's);
+    # each repetition deals new games (another seed) so no position is replayed
+    game, env, raw = DoudizhuGame(), doudizhu_v0.env(), doudizhu_v0.raw_env()
+    deals = itertools.count(seed)
     cases: dict[str, Callable[[], dict[str, float]]] = {
-        OUR_ENGINE: lambda: bench_engine(seconds, seed),
-        OUR_ENV: lambda: bench_env(seconds, seed),
-        OUR_RAW_ENV: lambda: bench_env(seconds, seed, wrapped=False),
+        OUR_ENGINE: lambda: bench_engine(seconds, next(deals), game=game),
+        OUR_ENV: lambda: bench_env(seconds, next(deals), env=env),
+        OUR_RAW_ENV: lambda: bench_env(seconds, next(deals), env=raw),
     }
     if "rlcard" in installed:
         p = installed["rlcard"]
@@ -431,10 +440,23 @@ def targets(figures: dict[str, dict[str, list[float]]]) -> list[dict]:
     return out
 
 
+def describe_machine() -> str:
+    """``benchmarks.common.machine()`` with the CPU model and count, and the OS."""
+    model = ""
+    try:
+        with open("/proc/cpuinfo") as f:
+            model = next((line.split(":", 1)[1].strip() for line in f
+                          if line.startswith("model name")), "")
+    except OSError:
+        pass
+    cpu = f"{model}, " if model else ""
+    return f"{cpu}{os.cpu_count()} CPUs, {machine()}, {platform.system()} {platform.release()}"
+
+
 def main(argv: list[str] | None = None) -> dict:
     args = parse_args(argv)
     command = "python -m benchmarks.compare " + " ".join(sys.argv[1:] if argv is None else argv)
-    print(f"machine: {machine()}, {platform.system()} {platform.release()}")
+    print(f"machine: {describe_machine()}")
     print(f"command: {command.strip()}")
     installed = {}
     skipped = []
@@ -445,7 +467,7 @@ def main(argv: list[str] | None = None) -> dict:
         else:
             skipped.append(why)
             print(f"skipped: {why}")
-    out: dict = {"machine": machine(), "command": command.strip(), "seconds": args.seconds,
+    out: dict = {"machine": describe_machine(), "command": command.strip(), "seconds": args.seconds,
                  "repeats": args.repeats, "peers": sorted(installed), "skipped": skipped}
     figures: dict[str, dict[str, list[float]]] = {}
     if "doudizhu" in args.sections:

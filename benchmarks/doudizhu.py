@@ -60,10 +60,12 @@ def bench_legal_moves(count: int, seed: int) -> dict[str, float]:
     }
 
 
-def bench_engine(seconds: float, seed: int) -> dict[str, float]:
+def bench_engine(seconds: float, seed: int, game=None) -> dict[str, float]:
+    """Random play through the engine for ``seconds``; ``game`` reuses a ``DoudizhuGame`` (and
+    its move generator's tables) instead of making a new one."""
     from envs.doudizhu.engine import DoudizhuGame
 
-    game = DoudizhuGame()
+    game = game or DoudizhuGame()
     rng = np.random.default_rng(seed)
     pick = random.Random(seed)
     steps = games = 0
@@ -79,12 +81,13 @@ def bench_engine(seconds: float, seed: int) -> dict[str, float]:
     return {"steps_per_s": steps / elapsed, "games_per_s": games / elapsed}
 
 
-def bench_env(seconds: float, seed: int, wrapped: bool = True) -> dict[str, float]:
+def bench_env(seconds: float, seed: int, wrapped: bool = True, env=None) -> dict[str, float]:
     """``doudizhu_v0.env()`` in random play, or ``raw_env()`` (no PettingZoo order-enforcing
-    wrapper) when ``wrapped`` is false."""
+    wrapper) when ``wrapped`` is false; ``env`` reuses an env made earlier."""
     from envs import doudizhu_v0
 
-    env = doudizhu_v0.env() if wrapped else doudizhu_v0.raw_env()
+    if env is None:
+        env = doudizhu_v0.env() if wrapped else doudizhu_v0.raw_env()
     pick = random.Random(seed)
     env.reset(seed=seed)
     steps = games = 0
