@@ -388,13 +388,13 @@ def cross_check(installed: dict, deals: int, seed: int, examples: int) -> dict:
           f"replying)")
     for name, counted in result["compared"].items():
         print(f"  {name}: " + ", ".join(f"{v} {k}" for k, v in sorted(counted.items())))
-    print(f"{'peer':<10}{'class':<58}{'count':>7}")
+    print(f"{'peer':<10}{'class':<70}{'count':>7}")
     loud = []
     for name, classes in result["classes"].items():
         if not classes:
-            print(f"{name:<10}{'(no disagreement)':<58}{0:>7}")
+            print(f"{name:<10}{'(no disagreement)':<70}{0:>7}")
         for klass, n in classes.most_common():
-            print(f"{name:<10}{klass:<58}{n:>7}")
+            print(f"{name:<10}{klass:<70}{n:>7}")
     shown: dict[tuple[str, str], int] = {}
     print("\nexamples (play, who allows it, position):")
     for d in result["disagreements"]:

@@ -250,7 +250,7 @@ class Disagreement:
     def line(self) -> str:
         where = f"leading with {self.hand}" if self.pile is None else (
             f"{self.hand} replying to {self.pile}")
-        return f"{self.peer:<10}{self.klass:<58}{self.play} (only {self.allowed_by}; {where})"
+        return f"{self.peer:<10}{self.klass:<70}{self.play} (only {self.allowed_by}; {where})"
 
 
 EDGE_POSITIONS = (
