@@ -1,17 +1,18 @@
 """climbrl side by side with RLCard, DouZero and OpenSpiel: speed and Dou Dizhu correctness.
 
-    python -m benchmarks.compare [--seconds 1] [--repeats 3] [--json PATH]
+    python -m benchmarks.compare [--seconds 1] [--repeats 5] [--json PATH]
     climbrl bench --compare [same options]
 
 One process run, every figure with interleaved repetitions (each repetition runs every case
 once, in turn, so machine drift hits all alike), reported as median and spread (min, max):
 
 * Dou Dizhu random play, games/s and steps/s: our engine (``benchmarks.doudizhu.bench_engine``:
-  bidding included; one ``DoudizhuGame`` for all repetitions, each dealing new games), our wrapped PettingZoo env (``bench_env``: observation and mask every
-  step; ``env()`` as users get it, and ``raw_env()`` to show what PettingZoo's
-  ``OrderEnforcingWrapper`` costs), RLCard's env and game core, DouZero's env and ``GameEnv`` core, OpenSpiel's C++ game
-  with and without its observation tensor each step. Moves are uniform over the legal ones,
-  drawn with ``random.Random``.
+  bidding included; one ``DoudizhuGame`` for all repetitions, each dealing new games), our
+  wrapped PettingZoo env (``bench_env``: observation and mask every step; ``env()`` as users
+  get it, and ``raw_env()`` to show what PettingZoo's ``OrderEnforcingWrapper`` costs),
+  RLCard's env and game core, DouZero's env and ``GameEnv`` core, OpenSpiel's C++ game with
+  and without its observation tensor each step. Moves are uniform over the legal ones, drawn
+  with ``random.Random``.
 * Legal-move generation for the same fresh 20-card landlord hands leading a trick
   (``benchmarks.doudizhu.landlord_hands``), microseconds per call: ours twice, with its
   per-rank-mask tables warmed on 20,000 *other* hands (its steady state; no hand timed was
@@ -25,7 +26,7 @@ once, in turn, so machine drift hits all alike), reported as median and spread (
 
 Peers that are not installed are skipped with a line saying so
 (``pip install -e '.[bench]'``). The ratios of the targets are computed from the medians of
-this one run.
+this one run (and, in a second column, from the best repetitions).
 """
 
 from __future__ import annotations
