@@ -1,6 +1,6 @@
 """The ``climbrl`` command line.
 
-    climbrl bench                                   environment speed figures
+    climbrl bench [--compare]                       environment speed figures
     climbrl train --config configs/daifugo4.yaml [--key value ...]
     climbrl train --resume runs/<run-name> [--minutes 10]
     climbrl export runs/<run-name> --out cpus/NAME   a CPU player for onnxruntime
@@ -16,7 +16,10 @@ import sys
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="climbrl", description="climbrl command line")
     sub = parser.add_subparsers(dest="command", required=True)
-    sub.add_parser("bench", help="print environment speed figures")
+    bench_parser = sub.add_parser("bench", help="print environment speed figures")
+    bench_parser.add_argument("--compare", action="store_true",
+                              help="side by side with RLCard, DouZero and OpenSpiel "
+                                   "(benchmarks.compare; its options follow)")
     train = sub.add_parser(
         "train", help="self-play training (Deep Monte-Carlo)",
         description="Train by self-play. Any setting of training.dmc.Args can be given as "
@@ -27,7 +30,10 @@ def main(argv=None) -> int:
     export.add_argument("--out", required=True, help="directory to write (e.g. cpus/NAME)")
     args, rest = parser.parse_known_args(argv)
     if args.command == "bench":
-        from benchmarks.daifugo import main as bench
+        if args.compare:
+            from benchmarks.compare import main as bench
+        else:
+            from benchmarks.daifugo import main as bench
 
         bench(rest)
     elif args.command == "train":

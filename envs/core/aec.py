@@ -16,8 +16,9 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
+from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
-from .game import Game, State
+from .game import Game, IllegalActionError, State
 
 
 class IllegalMoveWarning(UserWarning):
@@ -105,12 +106,14 @@ class CardGameEnv(AECEnv, EzPickle):
         if self._rewarded:
             self._clear_rewards()
             self._rewarded = False
-        legal = state.legal_actions()
         action = int(action)
-        if action not in legal:
+        try:
+            # both engines raise IllegalActionError before changing anything, so one call
+            # validates and plays, without copying and scanning the legal list first
+            rewards = state.apply(action)
+        except IllegalActionError:
             self._illegal(agent, action)
             return
-        rewards = state.apply(action)
         if rewards is not None:
             for name, r in zip(self.possible_agents, rewards):
                 if name in self.rewards:
@@ -193,3 +196,20 @@ class CardGameEnv(AECEnv, EzPickle):
         self._rewarded = True
         self._accumulate_rewards()
         self._deads_step_first()
+
+
+class OrderEnforced(OrderEnforcingWrapper):
+    """PettingZoo's order enforcing, with ``last()`` answered by the wrapped env in one call.
+
+    The stock wrapper resolves every attribute that ``AECEnv.last`` reads through two
+    ``__getattr__`` layers, a quarter of a random-play step here."""
+
+    def last(self, observe: bool = True):
+        if not self._has_reset:
+            return super().last(observe)
+        return self.env.last(observe)
+
+
+def wrap(raw: CardGameEnv) -> OrderEnforcingWrapper:
+    """The ``env()`` of every climbrl module: the raw env under order enforcing."""
+    return OrderEnforced(raw)
