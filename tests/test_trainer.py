@@ -186,3 +186,12 @@ def test_resume_into_other_rules_fails_with_the_difference(tmp_path):
     run = train(small_args(tmp_path, total_frames=64))
     with pytest.raises(ValueError, match=r"config\.rules\.jack_back"):
         train(make_args(None, {"resume": run["run_dir"], "rules": {"jack_back": False}}))
+
+
+def test_benchmark_hook_reports_actor_and_learner_rates():
+    from training.benchmark import frames_per_second
+
+    got = frames_per_second("daifugo", 0.4)
+    assert got["frames_per_second"] > 0 and got["learner_samples_per_second"] > 0
+    with pytest.raises(ValueError, match="unknown game"):
+        frames_per_second("chess", 1)

@@ -1,0 +1,73 @@
+"""In-process self-play speed of the trainer's actor, for ``benchmarks.compare``.
+
+``frames_per_second(game, seconds)`` steps one :class:`~training.actor.SelfPlayActor` (the
+game's config from ``configs/``: its network, games per actor and exploration) in this
+process, torch on one thread, and counts decisions made and recorded (frames), the figure
+DouZero's DMC actor loop is measured by. It also times the learner on the batches the actor
+made (samples per second of MSE/RMSprop updates), since with few cores the learner is what
+bounds a whole training run (``python -m benchmarks.selfplay`` measures those end to end).
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from policies.network import build_network
+from policies.spec import make_game, roles
+
+from .actor import SelfPlayActor
+from .config import make_args
+from .dmc import learn
+from .transport import InlineTransport
+
+CONFIGS = Path(__file__).resolve().parent.parent / "configs"
+CONFIG_OF = {"daifugo": "daifugo4.yaml", "president": "president.yaml",
+             "doudizhu": "doudizhu.yaml"}
+WARMUP_STEPS = 20
+"""actor steps before timing (first weights, first legal-move cache fills)"""
+LEARNER_SHARE = 0.5
+"""part of ``seconds`` spent timing the learner"""
+
+
+def frames_per_second(game: str, seconds: float, seed: int = 0) -> dict[str, float]:
+    if game not in CONFIG_OF:
+        raise ValueError(f"unknown game {game!r}; games are {sorted(CONFIG_OF)}")
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        args = make_args(CONFIGS / CONFIG_OF[game])
+        engine = make_game(**args.game_kwargs())
+        cfg = args.net_config(engine.num_players)
+        torch.manual_seed(seed)
+        names = roles(engine)
+        nets = [build_network(engine, cfg) for _ in names]
+        transport = InlineTransport()
+        actor = SelfPlayActor(engine, [build_network(engine, cfg).eval() for _ in names],
+                              transport, args.games_per_actor, args.exploration,
+                              args.batch_size, np.random.default_rng(seed))
+        transport.publish_weights({n: net.state_dict() for n, net in zip(names, nets)})
+        for _ in range(WARMUP_STEPS):
+            actor.step()
+        frames, start = 0, time.perf_counter()
+        while time.perf_counter() - start < seconds * (1 - LEARNER_SHARE):
+            frames += actor.step()
+        actor_rate = frames / (time.perf_counter() - start)
+        while not transport.pending:
+            actor.step()
+        optimizers = [torch.optim.RMSprop(net.parameters(), lr=args.learning_rate)
+                      for net in nets]
+        samples, start = 0, time.perf_counter()
+        while time.perf_counter() - start < seconds * LEARNER_SHARE:
+            batch = transport.pending[samples // args.batch_size % len(transport.pending)]
+            learn(nets[batch.role], optimizers[batch.role], batch, args.max_grad_norm)
+            samples += batch.size
+        learner_rate = samples / (time.perf_counter() - start)
+    finally:
+        torch.set_num_threads(threads)
+    return {"frames_per_second": actor_rate, "learner_samples_per_second": learner_rate,
+            "games_per_actor": args.games_per_actor,
+            "parameters_per_role": sum(p.numel() for p in nets[0].parameters())}
