@@ -42,7 +42,8 @@ def test_network_scores_moves_against_one_state_code(game4):
         cached = net.score(codes, seg, ids, net.move_codes())
         one_by_one = torch.cat([
             net(torch.from_numpy(obs[i:i + 1]), torch.from_numpy(hist[i:i + 1, :, 1]),
-                torch.from_numpy(hist[i:i + 1, :, 0]), torch.tensor(m), torch.zeros(len(m), dtype=torch.long))
+                torch.from_numpy(hist[i:i + 1, :, 0]), torch.tensor(m),
+                torch.zeros(len(m), dtype=torch.long))
             for i, m in enumerate(legal)])
     assert torch.allclose(batched, one_by_one, atol=1e-5)
     assert torch.allclose(batched, cached, atol=1e-5)
