@@ -268,14 +268,21 @@ def train(args: Args) -> dict[str, Any]:
         ctx = torch.multiprocessing.get_context("spawn")
         transport = LocalTransport(ctx, state_dicts(), args.queue_batches)
         transport.publish_weights(state_dicts())
-        for a in range(args.actors):
-            p = ctx.Process(
-                target=actor_process, daemon=True,
-                args=(a, args.game_kwargs(), net_cfg.to_dict(), transport,
-                      args.games_per_actor, args.exploration, args.batch_size,
-                      [args.seed, a, counters["session"]]))
-            p.start()
-            processes.append(p)
+        # actors start with Ctrl-C ignored (inherited through exec): the learner stops them
+        main_thread = threading.current_thread() is threading.main_thread()
+        previous_int = signal.signal(signal.SIGINT, signal.SIG_IGN) if main_thread else None
+        try:
+            for a in range(args.actors):
+                p = ctx.Process(
+                    target=actor_process, daemon=True,
+                    args=(a, args.game_kwargs(), net_cfg.to_dict(), transport,
+                          args.games_per_actor, args.exploration, args.batch_size,
+                          [args.seed, a, counters["session"]]))
+                p.start()
+                processes.append(p)
+        finally:
+            if main_thread:
+                signal.signal(signal.SIGINT, previous_int)
 
     # -- evaluation and checkpoint helpers
     eval_policy = NetPolicy(game, nets, cache_moves=True)
