@@ -25,6 +25,8 @@ import numpy as np
 import torch
 from torch import nn
 
+from .spec import action_features, lookup_tables
+
 
 @dataclass(frozen=True)
 class NetConfig:
@@ -98,16 +100,13 @@ class QNetwork(nn.Module):
                                if name not in config.skip_fields])
         obs_low, obs_high = (bound[keep] for bound in layout.low_high())
         span = np.where(obs_high > obs_low, obs_high - obs_low, 1.0).astype(np.float32)
-        self.register_buffer("obs_keep", torch.as_tensor(keep, dtype=torch.long))
-        self.register_buffer("obs_low", torch.as_tensor(obs_low, dtype=torch.float32))
-        self.register_buffer("obs_scale", torch.as_tensor(1.0 / span))
-        # id -1 (padding or a move shown face down) reads the extra all-zero last row
-        table = np.zeros((num_actions + 1, feat), np.float32)
-        table[:num_actions] = action_features
-        self.register_buffer("features", torch.as_tensor(table))
-        movers = np.zeros((num_players + 1, num_players), np.float32)
-        movers[:num_players] = np.eye(num_players, dtype=np.float32)
-        self.register_buffer("movers", torch.as_tensor(movers))
+        # derived from the game (whose spec checkpoints record), so not in the state dict
+        self.register_buffer("obs_keep", torch.as_tensor(keep, dtype=torch.long), False)
+        self.register_buffer("obs_low", torch.as_tensor(obs_low, dtype=torch.float32), False)
+        self.register_buffer("obs_scale", torch.as_tensor(1.0 / span), False)
+        table, movers = lookup_tables(action_features, num_players)
+        self.register_buffer("features", torch.as_tensor(table), False)
+        self.register_buffer("movers", torch.as_tensor(movers), False)
         step_in = config.history_group * (feat + num_players)
         self.lstm = nn.LSTM(step_in, config.lstm_hidden, batch_first=True)
         self.state_mlp = _mlp([obs_low.size + config.lstm_hidden, *config.state_layers])
@@ -120,12 +119,17 @@ class QNetwork(nn.Module):
     def encode(self, obs: torch.Tensor, hist_actions: torch.Tensor,
                hist_movers: torch.Tensor) -> torch.Tensor:
         """State codes ``[B, pair]`` from observations ``[B, O]`` and history ids ``[B, H]``."""
-        cfg = self.config
-        batch = obs.shape[0]
         acts = torch.remainder(hist_actions, self.features.shape[0])  # -1 -> zero row
         movs = torch.remainder(hist_movers, self.movers.shape[0])
-        steps = torch.cat([self.features[acts], self.movers[movs]], dim=-1)
-        steps = steps.reshape(batch, cfg.history_length // cfg.history_group, -1)
+        return self.encode_features(obs, self.features[acts], self.movers[movs])
+
+    def encode_features(self, obs: torch.Tensor, hist_features: torch.Tensor,
+                        hist_movers: torch.Tensor) -> torch.Tensor:
+        """:meth:`encode` from the history's action features ``[B, H, F]`` and one-hot movers
+        ``[B, H, P]`` (rows of :func:`lookup_tables`)."""
+        cfg = self.config
+        steps = torch.cat([hist_features, hist_movers], dim=-1)
+        steps = steps.reshape(obs.shape[0], cfg.history_length // cfg.history_group, -1)
         out, _ = self.lstm(steps)
         obs = obs.index_select(1, self.obs_keep)
         x = torch.cat([(obs - self.obs_low) * self.obs_scale, out[:, -1]], dim=-1)
@@ -143,11 +147,28 @@ class QNetwork(nn.Module):
                 else move_codes[move_ids])
         return self.head(codes[move_seg] + part).squeeze(-1)
 
+    def score_features(self, codes: torch.Tensor, move_seg: torch.Tensor,
+                       move_features: torch.Tensor) -> torch.Tensor:
+        """:meth:`score` from the moves' action features ``[N, F]``."""
+        return self.head(codes[move_seg] + self.pair_move(move_features)).squeeze(-1)
+
     def forward(self, obs, hist_actions, hist_movers, move_ids, move_seg):
         return self.score(self.encode(obs, hist_actions, hist_movers), move_seg, move_ids)
 
 
-def build_network(game, config: NetConfig) -> QNetwork:
-    from .spec import action_features
+class FeatureScorer(nn.Module):
+    """The network with action features as inputs instead of ids (what is exported to ONNX:
+    the feature table stays out of the model; the player reads it from its game)."""
 
+    def __init__(self, net: QNetwork):
+        super().__init__()
+        self.net = net
+
+    def forward(self, obs, hist_features, hist_movers, move_features, move_seg):
+        net = self.net
+        return net.score_features(net.encode_features(obs, hist_features, hist_movers),
+                                  move_seg, move_features)
+
+
+def build_network(game, config: NetConfig) -> QNetwork:
     return QNetwork(game.layout, action_features(game), game.num_players, config)

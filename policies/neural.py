@@ -25,17 +25,22 @@ from typing import Any
 
 import numpy as np
 
-from .spec import check_spec, game_from_spec, history_from_view, role_from_view
+from .spec import (action_features, check_spec, game_from_spec, history_from_view,
+                   lookup_tables, role_from_view)
 
 META_FILE = "cpu.json"
 META_FORMAT = "climbrl-cpu-1"
 CHECKPOINT_FILE = "checkpoint.pt"
-INPUTS = ("obs", "hist_actions", "hist_movers", "move_ids", "move_seg")
-"""the scorer's inputs: observations [B, O] float32, history action ids and relative movers
-[B, H] int64 (-1 padding), legal move ids [N] int64 and the decision of each [N] int64"""
+ONNX_INPUTS = ("obs", "hist_features", "hist_movers", "move_features", "move_seg")
+"""an exported model's inputs: observations [B, O] float32, the history's action features
+[B, H, F] and one-hot relative movers [B, H, P] float32, the legal moves' action features
+[N, F] float32 and the decision of each move [N] int64 (rows of the game's action feature
+table; see :func:`policies.spec.lookup_tables`)"""
 OUTPUT = "q"
 
 Scorer = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray], np.ndarray]
+"""``(obs [B, O], hist_actions [B, H], hist_movers [B, H], move_ids [N], move_seg [N]) -> q [N]``
+(ids int64, -1 for padding)"""
 
 
 class NeuralPlayer:
@@ -121,16 +126,19 @@ def _resolve_game(game, spec: dict):
     return game
 
 
-def _onnx_scorer(path: Path) -> Scorer:
+def _onnx_scorer(path: Path, game) -> Scorer:
     import onnxruntime as ort
 
     options = ort.SessionOptions()
     options.intra_op_num_threads = 1
     options.inter_op_num_threads = 1
     session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    table, movers = lookup_tables(action_features(game), game.num_players)
 
-    def score(*arrays):
-        return session.run([OUTPUT], dict(zip(INPUTS, arrays)))[0]
+    def score(obs, hist_actions, hist_movers, move_ids, move_seg):
+        # numpy reads id -1 as the last row: the all-zero padding row
+        feeds = (obs, table[hist_actions], movers[hist_movers], table[move_ids], move_seg)
+        return session.run([OUTPUT], dict(zip(ONNX_INPUTS, feeds)))[0]
 
     return score
 
@@ -145,7 +153,7 @@ def load_exported(path: str | Path, game=None, **knobs) -> NeuralPlayer:
         raise ValueError(f"{meta_path}: format {meta.get('format')!r}, expected {META_FORMAT!r}")
     game = _resolve_game(game, meta["spec"])
     check_spec(meta["spec"], game, "CPU player")
-    scorers = [_onnx_scorer(path / meta["models"][role]) for role in meta["roles"]]
+    scorers = [_onnx_scorer(path / meta["models"][role], game) for role in meta["roles"]]
     return NeuralPlayer(game, scorers, meta["network"]["history_length"], meta=meta, **knobs)
 
 

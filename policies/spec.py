@@ -80,6 +80,17 @@ def action_features(game) -> np.ndarray:
                      "a static per-action feature table")
 
 
+def lookup_tables(action_features: np.ndarray, num_players: int):
+    """The action feature table and the mover one-hot table, each with an extra all-zero last
+    row that id -1 (padding, or a move shown face down) reads."""
+    num_actions, feat = action_features.shape
+    table = np.zeros((num_actions + 1, feat), np.float32)
+    table[:num_actions] = action_features
+    movers = np.zeros((num_players + 1, num_players), np.float32)
+    movers[:num_players] = np.eye(num_players, dtype=np.float32)
+    return table, movers
+
+
 def _history_rows(game, state, seat: int, count: int) -> np.ndarray:
     """``recent_actions`` for engines that keep ``state.history`` as ``(seat, action)`` rows
     and show every move face up."""

@@ -4,9 +4,11 @@
 
 writes ``cpus/NAME/cpu.json`` (spec, network settings, roles, training facts) and one
 ``<role>.onnx`` per role. ``policies.neural.load("cpus/NAME", game)`` plays it with
-onnxruntime and numpy only. Each ONNX model maps ``(obs, hist_actions, hist_movers, move_ids,
-move_seg)`` to the q of each listed move (see :data:`policies.neural.INPUTS`); the action
-feature table and the observation scaling are inside the model.
+onnxruntime and numpy only. Each ONNX model maps ``(obs, hist_features, hist_movers,
+move_features, move_seg)`` to the q of each listed move (see
+:data:`policies.neural.ONNX_INPUTS`); the observation scaling is inside the model, the action
+feature table is not (the player takes it from its game, whose spec matches the recorded one,
+feature table digest included).
 """
 
 from __future__ import annotations
@@ -17,9 +19,9 @@ from pathlib import Path
 
 import torch
 
-from policies.network import NetConfig, build_network
-from policies.neural import INPUTS, META_FILE, META_FORMAT, OUTPUT
-from policies.spec import check_spec, game_from_spec
+from policies.network import FeatureScorer, NetConfig, build_network
+from policies.neural import META_FILE, META_FORMAT, ONNX_INPUTS, OUTPUT
+from policies.spec import action_features, check_spec, game_from_spec, lookup_tables
 
 from . import checkpoint
 
@@ -35,27 +37,29 @@ def export(checkpoint_path: str | Path, out_dir: str | Path) -> Path:
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     history = cfg.history_length
+    table, movers = lookup_tables(action_features(game), game.num_players)
+    moves = 2
     example = (
         torch.zeros(1, game.layout.size),
-        torch.full((1, history), -1, dtype=torch.long),
-        torch.full((1, history), -1, dtype=torch.long),
-        torch.arange(2, dtype=torch.long),
-        torch.zeros(2, dtype=torch.long),
+        torch.zeros(1, history, table.shape[1]),
+        torch.zeros(1, history, movers.shape[1]),
+        torch.zeros(moves, table.shape[1]),
+        torch.zeros(moves, dtype=torch.long),
     )
-    dynamic = {"obs": {0: "decisions"}, "hist_actions": {0: "decisions"},
-               "hist_movers": {0: "decisions"}, "move_ids": {0: "moves"},
+    dynamic = {"obs": {0: "decisions"}, "hist_features": {0: "decisions"},
+               "hist_movers": {0: "decisions"}, "move_features": {0: "moves"},
                "move_seg": {0: "moves"}, OUTPUT: {0: "moves"}}
     models = {}
     for role in data["roles"]:
         net = build_network(game, cfg)
         net.load_state_dict(data["models"][role])
-        net.eval()
         models[role] = f"{role}.onnx"
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # the TorchScript exporter's deprecation notices
-            torch.onnx.export(net, example, str(out / models[role]), dynamo=False,
-                              input_names=list(INPUTS), output_names=[OUTPUT],
-                              dynamic_axes=dynamic, opset_version=ONNX_OPSET)
+            torch.onnx.export(FeatureScorer(net).eval(), example, str(out / models[role]),
+                              dynamo=False, input_names=list(ONNX_INPUTS),
+                              output_names=[OUTPUT], dynamic_axes=dynamic,
+                              opset_version=ONNX_OPSET)
     evaluations = data.get("evaluations") or []
     meta = {
         "format": META_FORMAT,
@@ -63,7 +67,7 @@ def export(checkpoint_path: str | Path, out_dir: str | Path) -> Path:
         "network": data["network"],
         "roles": data["roles"],
         "models": models,
-        "inputs": list(INPUTS),
+        "inputs": list(ONNX_INPUTS),
         "trained": {
             "run": data["args"].get("run_name"),
             "frames": data["counters"]["frames"],
