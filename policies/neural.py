@@ -7,7 +7,9 @@
 * a training checkpoint (``runs/<run>/checkpoint.pt`` or the run directory), run with torch.
 
 Either way the recorded spec (game, env version, rules, observation layout, action catalog)
-is checked against ``game`` first and a mismatch raises a ``ValueError`` naming what differs.
+is checked against the game the player is bound to (``game`` at load when it is an engine or
+an env; a game name only has to match, and the engine is rebuilt from the spec at the first
+move unless ``bind`` gives one), and a mismatch raises a ``ValueError`` naming what differs.
 
 ``observation`` is what PettingZoo gives the agent (a dict with ``"observation"`` and
 ``"action_mask"``); ``view`` is ``state.view(seat)``, whose ``history`` supplies the recent
@@ -19,7 +21,7 @@ moves. Weaker levels: ``temperature`` samples moves with probability proportiona
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -43,43 +45,64 @@ Scorer = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray], 
 (ids int64, -1 for padding)"""
 
 
+ScorerFactory = Callable[[Any, np.ndarray], list[Scorer]]
+"""``(game, action feature table) -> one scorer per role``"""
+
+
 class NeuralPlayer:
     """Chooses among the legal moves by the network's q (expected return of this seat).
 
     Follows the players' protocol of :mod:`policies` (``name``, ``seed``, ``bind``, ``act``).
+    Loading is cheap; the networks are built at the first :meth:`bind` (or move) from that
+    game's action table, and later binds to other game objects only check their spec.
     """
 
     name = "neural"
 
-    def __init__(self, game, scorers: Sequence[Scorer], history_length: int,
-                 temperature: float = 0.0, top_k: int | None = None, seed=None,
-                 meta: dict | None = None):
+    def __init__(self, meta: dict, make_scorers: ScorerFactory, game=None,
+                 temperature: float = 0.0, top_k: int | None = None, seed=None):
         if temperature < 0:
             raise ValueError(f"temperature must be >= 0, got {temperature!r}")
         if top_k is not None and (not isinstance(top_k, int) or top_k < 1):
             raise ValueError(f"top_k must be a positive integer or None, got {top_k!r}")
-        self.game = game
-        self.scorers = list(scorers)
-        self.history_length = history_length
+        self.meta = meta
+        self.history_length = meta["network"]["history_length"]
         self.temperature = temperature
         self.top_k = top_k
         self.rng = np.random.default_rng(seed)
-        self.meta = meta or {}
+        self.game = None
+        self.scorers: list[Scorer] | None = None
+        self._make_scorers = make_scorers
+        if game is not None:
+            self.bind(game)
 
     def seed(self, seed) -> None:
         """Restart the random stream used by ``temperature`` sampling."""
         self.rng = np.random.default_rng(seed)
 
     def bind(self, game) -> NeuralPlayer:
-        """Attach to ``game`` (an engine or env); refuses a game other than the trained one."""
-        game = _resolve_game(game, self.meta["spec"])
-        if game is not self.game:
-            check_spec(self.meta["spec"], game, "neural player")
-            self.game = game
+        """Attach to ``game`` (an engine, an env, or a game name); refuses a game other than
+        the trained one, naming what differs."""
+        spec = self.meta["spec"]
+        if isinstance(game, str):
+            _check_name(game, spec)
+            if self.game is not None:
+                return self  # a name says nothing more: keep the bound engine
+            game = None
+        game = _resolve_game(game, spec)
+        if game is self.game:
+            return self
+        table = action_features(game)
+        check_spec(spec, game, "neural player", features=table)
+        if self.scorers is None:
+            self.scorers = self._make_scorers(game, table)
+        self.game = game
         return self
 
     def scores(self, observation, view: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
         """The legal move ids and their q values."""
+        if self.game is None:
+            self.bind(None)
         if isinstance(observation, dict):
             obs = observation["observation"]
             legal = np.flatnonzero(observation["action_mask"])
@@ -109,31 +132,36 @@ class NeuralPlayer:
         return int(legal[order[self.rng.choice(len(order), p=p / p.sum())]])
 
 
+def _check_name(name: str, spec: dict) -> None:
+    if name != spec["game"]:
+        raise ValueError(f"this player was trained on {spec['game']!r}, not {name!r}")
+
+
 def _resolve_game(game, spec: dict):
     """``game`` as an engine: an engine, an env (its ``game``), a game name, or None (rebuilt
     from the recorded spec)."""
-    if game is None:
-        return game_from_spec(spec)
     if isinstance(game, str):
-        if game != spec["game"]:
-            raise ValueError(f"this player was trained on {spec['game']!r}, not {game!r}")
+        _check_name(game, spec)
+        game = None
+    if game is None:
         return game_from_spec(spec)
     for attr in ("unwrapped", "game"):
         if not hasattr(game, "layout") and hasattr(game, attr):
             game = getattr(game, attr)
-    if not hasattr(game, "layout"):
-        game = getattr(game, "game", game)
     return game
 
 
-def _onnx_scorer(path: Path, game) -> Scorer:
+def _onnx_session(path: Path):
     import onnxruntime as ort
 
     options = ort.SessionOptions()
     options.intra_op_num_threads = 1
     options.inter_op_num_threads = 1
-    session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
-    table, movers = lookup_tables(action_features(game), game.num_players)
+    return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+
+
+def _onnx_scorer(session, game, features: np.ndarray) -> Scorer:
+    table, movers = lookup_tables(features, game.num_players)
 
     def score(obs, hist_actions, hist_movers, move_ids, move_seg):
         # numpy reads id -1 as the last row: the all-zero padding row
@@ -151,10 +179,12 @@ def load_exported(path: str | Path, game=None, **knobs) -> NeuralPlayer:
     meta = json.loads(meta_path.read_text())
     if meta.get("format") != META_FORMAT:
         raise ValueError(f"{meta_path}: format {meta.get('format')!r}, expected {META_FORMAT!r}")
-    game = _resolve_game(game, meta["spec"])
-    check_spec(meta["spec"], game, "CPU player")
-    scorers = [_onnx_scorer(path / meta["models"][role], game) for role in meta["roles"]]
-    return NeuralPlayer(game, scorers, meta["network"]["history_length"], meta=meta, **knobs)
+    sessions = [_onnx_session(path / meta["models"][role]) for role in meta["roles"]]
+
+    def make_scorers(game, features):
+        return [_onnx_scorer(session, game, features) for session in sessions]
+
+    return NeuralPlayer(meta, make_scorers, game, **knobs)
 
 
 def torch_scorer(net) -> Scorer:
@@ -172,20 +202,23 @@ def torch_scorer(net) -> Scorer:
 def load_checkpoint(path: str | Path, game=None, **knobs) -> NeuralPlayer:
     from training import checkpoint
 
-    from .network import NetConfig, build_network
+    from .network import NetConfig, QNetwork
 
     data = checkpoint.load(path)
-    game = _resolve_game(game, data["spec"])
-    check_spec(data["spec"], game, "checkpoint")
     cfg = NetConfig.from_dict(data["network"])
-    scorers = []
-    for role in data["roles"]:
-        net = build_network(game, cfg)
-        net.load_state_dict(data["models"][role])
-        scorers.append(torch_scorer(net.eval()))
+    models = data["models"]
+
+    def make_scorers(game, features):
+        scorers = []
+        for role in data["roles"]:
+            net = QNetwork(game.layout, features, game.num_players, cfg)
+            net.load_state_dict(models[role])
+            scorers.append(torch_scorer(net.eval()))
+        return scorers
+
     meta = {"spec": data["spec"], "network": data["network"], "roles": data["roles"],
             "trained": {"frames": data["counters"]["frames"]}}
-    return NeuralPlayer(game, scorers, cfg.history_length, meta=meta, **knobs)
+    return NeuralPlayer(meta, make_scorers, game, **knobs)
 
 
 def load(path: str | Path, game=None, temperature: float = 0.0, top_k: int | None = None,

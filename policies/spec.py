@@ -122,7 +122,9 @@ def _plain(value: Any) -> Any:
     return json.loads(json.dumps(value))
 
 
-def model_spec(game) -> dict[str, Any]:
+def model_spec(game, features: np.ndarray | None = None) -> dict[str, Any]:
+    """The spec of ``game`` (``features``: its action feature table, when already at hand)."""
+    features = action_features(game) if features is None else features
     return _plain(
         {
             "game": game.name,
@@ -131,7 +133,7 @@ def model_spec(game) -> dict[str, Any]:
             "config": game.config_dict(),
             "layout": game.layout.to_dict(),
             "num_actions": game.num_actions,
-            "action_features": features_digest(action_features(game)),
+            "action_features": features_digest(features),
         }
     )
 
@@ -156,9 +158,10 @@ def spec_differences(saved: dict[str, Any], live: dict[str, Any]) -> list[str]:
     return out
 
 
-def check_spec(saved: dict[str, Any], game, what: str = "model") -> None:
+def check_spec(saved: dict[str, Any], game, what: str = "model",
+               features: np.ndarray | None = None) -> None:
     """Raise a ``ValueError`` naming every difference between a recorded spec and ``game``."""
-    diffs = spec_differences(saved, model_spec(game))
+    diffs = spec_differences(saved, model_spec(game, features))
     if diffs:
         env = f"{saved.get('game')}_v{saved.get('env_version')}"
         raise ValueError(
