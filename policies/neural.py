@@ -86,9 +86,7 @@ class NeuralPlayer:
         spec = self.meta["spec"]
         if isinstance(game, str):
             _check_name(game, spec)
-            if self.game is not None:
-                return self  # a name says nothing more: keep the bound engine
-            game = None
+            return self  # a name says nothing more: keep (or defer) the engine
         game = _resolve_game(game, spec)
         if game is self.game:
             return self
