@@ -49,7 +49,15 @@ ScorerFactory = Callable[[Any, np.ndarray], list[Scorer]]
 """``(game, action feature table) -> one scorer per role``"""
 
 
-class NeuralPlayer:
+if (Path(__file__).resolve().parent / "base.py").is_file():
+    # the players' base class, once the scripted bots' package is in this tree (checked by
+    # file: an editable install of another checkout could otherwise supply the module)
+    from .base import Player
+else:  # pragma: no cover - depends on the tree
+    Player = object
+
+
+class NeuralPlayer(Player):
     """Chooses among the legal moves by the network's q (expected return of this seat).
 
     Follows the players' protocol of :mod:`policies` (``name``, ``seed``, ``bind``, ``act``).
@@ -69,7 +77,7 @@ class NeuralPlayer:
         self.history_length = meta["network"]["history_length"]
         self.temperature = temperature
         self.top_k = top_k
-        self.rng = np.random.default_rng(seed)
+        self.rng = np.random.default_rng(seed)  # what Player.__init__ sets, too
         self.game = None
         self.scorers: list[Scorer] | None = None
         self._make_scorers = make_scorers

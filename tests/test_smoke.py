@@ -72,7 +72,8 @@ def _check_run(run_dir, frames_at_least):
     data = checkpoint.load(run_dir)
     assert data["counters"]["frames"] >= frames_at_least
     tags = _scalars(run_dir)
-    assert {"charts/fps", "eval/random_return", "eval/random_win_rate"} <= tags
+    assert "charts/fps" in tags
+    assert any(t.startswith("eval/random/") for t in tags)
     assert any(t.startswith("losses/") for t in tags)
     return data
 

@@ -1,6 +1,12 @@
 """Evaluation of a network against other players on duplicate deals.
 
-Each deal is played once with the network in every seat (the other seats held by the
+:func:`harness_figures` runs the project's evaluation harness (:mod:`training.evaluate`) on a
+checkpoint: any player the registry knows as opponent (``random``, ``scripted-medium``,
+``hard``...), the harness's figures (Daifugo / President: points per round; Dou Dizhu: WP and
+ADP per side; each with a 95% interval over deals). :func:`evaluate` is the trainer's own
+batched arena against uniform-random players, for when the harness is absent.
+
+In :func:`evaluate`, each deal is played once with the network in every seat (the other seats held by the
 opponent), so every seat position sees the same cards; all matches run in lockstep and the
 network's decisions are batched. The figure is the network's return per match with a 95%
 interval (over deals, each deal's mean over seats), and its win rate.
@@ -10,6 +16,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -66,3 +73,50 @@ def evaluate(game, policy: NetPolicy, opponent: str, deals: int, seed: int) -> E
     spread = per_deal.std(ddof=1) if deals > 1 else 0.0
     return EvalResult(len(matches), float(returns.mean()),
                       float(Z95 * spread / math.sqrt(deals)), float(wins.mean()))
+
+
+def harness_available() -> bool:
+    """The evaluation harness and the players' registry are in this tree (checked by file: an
+    editable install of another checkout could otherwise supply the modules)."""
+    import policies
+
+    return ((Path(__file__).resolve().parent / "evaluate.py").is_file()
+            and (Path(policies.__file__).resolve().parent / "registry.py").is_file())
+
+
+def harness_figures(game_kwargs: dict, game, checkpoint: str, opponent: str, deals: int,
+                    seed: int) -> tuple[dict[str, float], str]:
+    """The harness's figures for ``checkpoint`` in a lineup with ``opponent`` in every other
+    seat: scalars by name (each with ``_low``/``_high`` interval ends) and a short text."""
+    from . import evaluate as harness
+
+    rules = dict(game_kwargs.get("rules") or {})
+    rounds = rules.pop("rounds", None)
+    if game_kwargs.get("reward") is not None:
+        rules["reward"] = game_kwargs["reward"]
+    lineup = (checkpoint,) + (opponent,) * (game.num_players - 1)
+    config = harness.EvalConfig(game=game.name, lineups=(lineup,), deals=deals, rounds=rounds,
+                                seed=seed, workers=1, rules=tuple(sorted(rules.items())),
+                                progress=False)
+    report = harness.summarize(config, harness.run(config))
+    me, other = report.players.get(checkpoint, {}), report.players.get(opponent, {})
+    out: dict[str, float] = {}
+
+    def put(name: str, ci: dict) -> None:
+        out[name] = ci["mean"]
+        out[f"{name}_low"], out[f"{name}_high"] = ci["low"], ci["high"]
+
+    if "points_per_round" in me:
+        put("points_per_round", me["points_per_round"])
+        put("first_place_share", me["first_place_share"])
+        if "points_per_round" in other:
+            out["opponent_points_per_round"] = other["points_per_round"]["mean"]
+        text = (f"{out['points_per_round']:.2f} pts/round "
+                f"[{out['points_per_round_low']:.2f}, {out['points_per_round_high']:.2f}]")
+        return out, text
+    parts = []
+    for side, figures in me.items():
+        put(f"WP_{side}", figures["WP"])
+        put(f"ADP_{side}", figures["ADP"])
+        parts.append(f"WP {side} {figures['WP']['mean']:.2f}")
+    return out, ", ".join(parts) or "no scored game"

@@ -50,8 +50,7 @@ def main(argv=None) -> int:
               f"{summary['elapsed']:.0f} s; checkpoint {summary['checkpoint']}")
         if summary["evaluations"]:
             last = summary["evaluations"][-1]
-            print(f"last evaluation: return {last['text']} per match, "
-                  f"win rate {last['win_rate']:.2f}")
+            print(f"last evaluation: {last['text']}")
     elif args.command == "export":
         if rest:
             parser.error(f"unrecognized arguments: {' '.join(rest)}")

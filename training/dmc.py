@@ -38,8 +38,8 @@ from policies.spec import check_spec, make_game, model_spec, roles
 
 from . import checkpoint
 from .actor import NetPolicy, SelfPlayActor, actor_process
-from .arena import evaluate
-from .opponents import OPPONENTS
+from .arena import evaluate, harness_available, harness_figures
+from .opponents import check_opponent
 from .transport import Batch, InlineTransport, LocalTransport
 
 HISTORY_TURNS = 4
@@ -49,6 +49,8 @@ STATS_WINDOW = 100
 SECONDS_PER_MINUTE = 60
 JOIN_SECONDS = 5.0
 POLL_SECONDS = 0.1
+EVAL_CHECKPOINT = "eval.pt"
+"""the weights the evaluation harness plays (written before each evaluation)"""
 
 
 @dataclass
@@ -117,7 +119,11 @@ class Args:
     eval_deals: int = 25
     """deals per evaluation, each played with the network in every seat"""
     eval_opponent: str = "random"
-    """who fills the other seats in evaluations"""
+    """who fills the other seats in evaluations: with the evaluation harness, any player name
+    of policies.load (random, scripted-medium, hard...); without it, random"""
+    eval_harness: bool = True
+    """evaluate with training.evaluate (duplicate deals, the harness's figures); false: the
+    trainer's own batched arena against random players (faster)"""
 
     def net_config(self, num_players: int) -> NetConfig:
         group = self.history_group or num_players
@@ -139,7 +145,6 @@ class Args:
             ("actors", self.actors >= 0), ("games_per_actor", self.games_per_actor >= 1),
             ("batch_size", self.batch_size >= 1), ("queue_batches", self.queue_batches >= 1),
             ("learner_threads", self.learner_threads >= 1),
-            ("eval_opponent", self.eval_opponent in OPPONENTS),
             ("exploration", 0.0 <= self.exploration <= 1.0),
             ("learning_rate", self.learning_rate > 0), ("eval_deals", self.eval_deals >= 1),
             ("eval_every_frames", self.eval_every_frames >= 0),
@@ -288,18 +293,30 @@ def train(args: Args) -> dict[str, Any]:
     eval_policy = NetPolicy(game, nets, cache_moves=True)
     latest_eval = evaluations[-1]["text"] if evaluations else "-"
 
+    use_harness = args.eval_harness and harness_available()
+    check_opponent(args.eval_opponent, game.name, use_harness)
+
     def run_evaluation() -> str:
-        eval_policy.refresh()
-        result = evaluate(game, eval_policy, args.eval_opponent, args.eval_deals, args.seed)
-        frames = counters["frames"]
-        evaluations.append({"frames": frames, "mean_return": result.mean_return,
-                            "ci95": result.ci95, "win_rate": result.win_rate,
-                            "matches": result.matches, "text": str(result)})
-        vs = args.eval_opponent
-        writer.add_scalar(f"eval/{vs}_return", result.mean_return, frames)
-        writer.add_scalar(f"eval/{vs}_return_ci95", result.ci95, frames)
-        writer.add_scalar(f"eval/{vs}_win_rate", result.win_rate, frames)
-        return str(result)
+        frames, vs = counters["frames"], args.eval_opponent
+        if use_harness:
+            path = run_dir / EVAL_CHECKPOINT
+            checkpoint.save(path, {
+                "spec": spec, "network": net_cfg.to_dict(), "roles": list(role_names),
+                "models": {n: net.state_dict() for n, net in zip(role_names, nets)},
+                "counters": dict(counters), "args": dataclasses.asdict(args)})
+            figures, text = harness_figures(args.game_kwargs(), game, str(path), vs,
+                                            args.eval_deals, args.seed)
+        else:
+            eval_policy.refresh()
+            result = evaluate(game, eval_policy, vs, args.eval_deals, args.seed)
+            figures = {"return": result.mean_return, "return_ci95": result.ci95,
+                       "win_rate": result.win_rate}
+            text = f"return {result}"
+        for name, value in figures.items():
+            writer.add_scalar(f"eval/{vs}/{name}", value, frames)
+        evaluations.append({"frames": frames, "opponent": vs, "figures": figures,
+                            "text": text})
+        return text
 
     def save_checkpoint() -> None:
         actor = None

@@ -28,3 +28,16 @@ def make_opponent(name: str, game, seed) -> UniformRandomPlayer:
     if name == "random":
         return UniformRandomPlayer(seed)
     raise ValueError(f"unknown evaluation opponent {name!r}; opponents are {OPPONENTS}")
+
+
+def check_opponent(name: str, game: str, harness: bool) -> None:
+    """Refuse an evaluation opponent the chosen evaluation cannot seat."""
+    if harness:
+        from policies.registry import known_names
+
+        if name not in known_names(game) and not name.startswith("scripted-"):
+            raise ValueError(f"unknown eval_opponent {name!r} for {game!r}; players are "
+                             f"{known_names(game)}")
+    elif name not in OPPONENTS:
+        raise ValueError(f"eval_opponent {name!r} needs the evaluation harness "
+                         f"(training.evaluate); without it the opponents are {OPPONENTS}")
