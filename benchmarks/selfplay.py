@@ -6,7 +6,8 @@
 
 Each case runs as its own training process for ``warmup + seconds``; the rate is measured
 over the last ``seconds`` only (start-up, spawning and the first episodes excluded), from the
-learner's frame counter: our TensorBoard events, DouZero's log lines. Cases run one after
+learner's frame counter: our TensorBoard events, DouZero's log lines. DouZero has no bidding,
+so for Dou Dizhu our play decisions (landlord and peasants) are shown apart. Cases run one after
 the other, so they share the machine alike. ``--douzero-python``: a Python where
 ``pip install douzero gitpython`` worked (DouZero runs with ``--actor_device_cpu
 --training_device cpu``, its default network, and ``--batch_size 8`` so that its frame counter
@@ -64,7 +65,11 @@ def ours(config: str, actors: int, seconds: float, warmup: float, workdir: Path)
     acc = EventAccumulator(str(workdir / name))
     acc.Reload()
     points = [(e.wall_time, e.step) for e in acc.Scalars("charts/updates")]
-    return _rate(points, start + warmup)
+    total = _rate(points, start + warmup)
+    play = sum(_rate([(e.wall_time, int(e.value)) for e in acc.Scalars(tag)], start + warmup)
+               for tag in acc.Tags()["scalars"]
+               if tag.startswith("charts/frames/") and not tag.endswith("/bidding"))
+    return total, play
 
 
 def douzero(python: str, actors: int, seconds: float, warmup: float, workdir: Path) -> float:
@@ -131,8 +136,9 @@ def main(argv=None) -> dict:
         for actors in args.actors:
             for config in args.configs:
                 key = f"climbrl {Path(config).stem} actors={actors}"
-                results[key] = ours(config, actors, args.seconds, args.warmup, work)
-                print(f"{key:<40}{results[key]:>10,.0f} frames/s", flush=True)
+                results[key], play = ours(config, actors, args.seconds, args.warmup, work)
+                note = f"  ({play:,.0f} of them play decisions)" if play < results[key] else ""
+                print(f"{key:<40}{results[key]:>10,.0f} frames/s{note}", flush=True)
             if args.douzero_python:
                 key = f"DouZero DMC actors={actors}"
                 results[key] = douzero(args.douzero_python, actors, args.seconds, args.warmup,

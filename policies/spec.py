@@ -31,6 +31,8 @@ DOUDIZHU_PLAYERS = 3
 HIDDEN_MOVE_SUFFIX = "?"
 """A move another seat made face down (``give ?``) shows with this suffix in a view."""
 NO_ACTION = -1
+FIXED_LANDLORD_BID = 1
+"""the bid of deals dealt with a fixed landlord (:func:`episode_starter`)"""
 
 
 def make_game(game: str, players: int | None = None, rules: dict | None = None,
@@ -228,3 +230,28 @@ def won(game, state, seat: int) -> bool:
     if isinstance(winner, int):
         return winner == seat
     return state.returns()[seat] > 0
+
+
+def episode_starter(game, fixed_landlord: float = 0.0):
+    """``f(rng) -> state``: a new training episode. ``fixed_landlord`` (Dou Dizhu only): the
+    share of deals that skip the bidding, as DouZero trains: a random deal whose landlord is a
+    random seat at bid 1 (the rest start with the bidding, redeals included)."""
+    if not 0.0 <= fixed_landlord <= 1.0:
+        raise ValueError(f"fixed_landlord must be a share in [0, 1], got {fixed_landlord!r}")
+    if fixed_landlord and game.name != "doudizhu":
+        raise ValueError(f"fixed_landlord is a Dou Dizhu setting; {game.name!r} has no bidding")
+    if not fixed_landlord:
+        return game.new_state
+    from envs.doudizhu.cards import format_cards
+
+    def start(rng: np.random.Generator):
+        state = game.new_state(rng)
+        if rng.random() >= fixed_landlord:
+            return state
+        landlord = int(rng.integers(game.num_players))
+        hands = [h + (state.kitty if s == landlord else 0) for s, h in enumerate(state.hands)]
+        return game.new_state(rng, {
+            "hands": [format_cards(h) for h in hands], "kitty": format_cards(state.kitty),
+            "landlord": landlord, "bid": FIXED_LANDLORD_BID})
+
+    return start

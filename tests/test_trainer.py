@@ -8,7 +8,8 @@ import torch
 
 from envs.daifugo import DaifugoGame, Rules
 from policies.network import NetConfig, build_network
-from policies.spec import (check_spec, history_from_view, make_game, model_spec,
+from policies.spec import (check_spec, episode_starter, history_from_view, make_game,
+                           model_spec,
                            recent_actions_fn, role_from_view, role_of, roles)
 from training.config import load_yaml, make_args, parse_overrides
 from training.dmc import train
@@ -196,3 +197,19 @@ def test_benchmark_hook_reports_actor_and_learner_rates():
     assert got["frames_per_second"] > 0 and got["learner_samples_per_second"] > 0
     with pytest.raises(ValueError, match="unknown game"):
         frames_per_second("chess", 1)
+
+
+def test_fixed_landlord_deals_skip_the_bidding():
+    game = make_game("doudizhu")
+    start = episode_starter(game, 1.0)
+    rng = np.random.default_rng(4)
+    for _ in range(5):
+        state = start(rng)
+        assert state.landlord >= 0 and state.current_player == state.landlord
+        assert role_of(game, state, state.landlord) == roles(game).index("landlord")
+        assert len(state.view(state.landlord)["hand"]) == 20
+    assert episode_starter(game, 0.0) == game.new_state
+    with pytest.raises(ValueError, match="Dou Dizhu setting"):
+        episode_starter(make_game("daifugo", 4), 0.5)
+    with pytest.raises(ValueError, match="fixed_landlord is a Dou Dizhu setting"):
+        make_args(None, {"fixed_landlord": 0.5}).validate()

@@ -19,7 +19,8 @@ import numpy as np
 import torch
 
 from policies.network import NetConfig, QNetwork, build_network
-from policies.spec import make_game, recent_actions_fn, return_groups, role_of, roles
+from policies.spec import (episode_starter, make_game, recent_actions_fn, return_groups,
+                           role_of, roles)
 
 from .transport import Batch, Transport
 
@@ -124,10 +125,12 @@ class SelfPlayActor:
     """``games`` matches in lockstep, feeding ``transport`` with batches of ``batch_size``."""
 
     def __init__(self, game, nets: list[QNetwork], transport: Transport, games: int,
-                 epsilon: float, batch_size: int, rng: np.random.Generator, actor_id: int = 0):
+                 epsilon: float, batch_size: int, rng: np.random.Generator, actor_id: int = 0,
+                 fixed_landlord: float = 0.0):
         if games < 1:
             raise ValueError(f"games_per_actor must be at least 1, got {games}")
         self.game = game
+        self.new_episode = episode_starter(game, fixed_landlord)
         self.role_names = roles(game)
         self.policy = NetPolicy(game, nets)
         self.transport = transport
@@ -136,10 +139,12 @@ class SelfPlayActor:
         self.rng = rng
         self.actor_id = actor_id
         self.version = -1
-        self.states = [game.new_state(rng) for _ in range(games)]
+        self.states = [self.new_episode(rng) for _ in range(games)]
         self.trajectories: list[list[tuple]] = [[] for _ in range(games)]
         self.samples: list[list[tuple]] = [[] for _ in self.role_names]
         self.episodes: list[dict] = []
+        self.decisions = np.zeros(len(self.role_names), np.int64)
+        """decisions made per role (for speed figures)"""
 
     def sync_weights(self) -> None:
         got = self.transport.fetch_weights(self.version)
@@ -157,6 +162,7 @@ class SelfPlayActor:
         seats = [st.current_player for st in states]
         obs, hist, legal, role = self.policy.observe(states, seats)
         choices = self.policy.choose(obs, hist, legal, role, self.epsilon, self.rng)
+        np.add.at(self.decisions, role, 1)
         for i, st in enumerate(states):
             seat = seats[i]
             self.trajectories[i].append(
@@ -177,7 +183,7 @@ class SelfPlayActor:
             {"returns": {name: final[s] for name, s in return_groups(self.game, st)},
              "length": len(traj)}
         )
-        self.states[i] = self.game.new_state(self.rng)
+        self.states[i] = self.new_episode(self.rng)
         self.trajectories[i] = []
         for r, pool in enumerate(self.samples):
             while len(pool) >= self.batch_size:
@@ -216,7 +222,8 @@ class SelfPlayActor:
 
 
 def actor_process(actor_id: int, game_kwargs: dict, net_config: dict, transport,
-                  games: int, epsilon: float, batch_size: int, seed: list[int]) -> None:
+                  games: int, epsilon: float, batch_size: int, seed: list[int],
+                  fixed_landlord: float = 0.0) -> None:
     """Entry point of one actor process (spawned): steps its games until told to stop."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the learner decides when to stop
     os.environ["OMP_NUM_THREADS"] = "1"
@@ -225,6 +232,7 @@ def actor_process(actor_id: int, game_kwargs: dict, net_config: dict, transport,
     cfg = NetConfig.from_dict(net_config)
     nets = [build_network(game, cfg).eval() for _ in roles(game)]
     rng = np.random.default_rng(seed)
-    actor = SelfPlayActor(game, nets, transport, games, epsilon, batch_size, rng, actor_id)
+    actor = SelfPlayActor(game, nets, transport, games, epsilon, batch_size, rng, actor_id,
+                          fixed_landlord)
     while not transport.stop.is_set():
         actor.step()

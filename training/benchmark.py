@@ -3,7 +3,8 @@
 ``frames_per_second(game, seconds)`` steps one :class:`~training.actor.SelfPlayActor` (the
 game's config from ``configs/``: its network, games per actor and exploration) in this
 process, torch on one thread, and counts decisions made and recorded (frames), the figure
-DouZero's DMC actor loop is measured by. It also times the learner on the batches the actor
+DouZero's DMC actor loop is measured by (DouZero has no bidding: compare its frames with our
+landlord and peasant decisions, ``frames_per_second_by_role``). It also times the learner on the batches the actor
 made (samples per second of MSE/RMSprop updates), since with few cores the learner is what
 bounds a whole training run (``python -m benchmarks.selfplay`` measures those end to end).
 """
@@ -48,14 +49,18 @@ def frames_per_second(game: str, seconds: float, seed: int = 0) -> dict[str, flo
         transport = InlineTransport()
         actor = SelfPlayActor(engine, [build_network(engine, cfg).eval() for _ in names],
                               transport, args.games_per_actor, args.exploration,
-                              args.batch_size, np.random.default_rng(seed))
+                              args.batch_size, np.random.default_rng(seed),
+                              fixed_landlord=args.fixed_landlord)
         transport.publish_weights({n: net.state_dict() for n, net in zip(names, nets)})
         for _ in range(WARMUP_STEPS):
             actor.step()
         frames, start = 0, time.perf_counter()
+        before = actor.decisions.copy()
         while time.perf_counter() - start < seconds * (1 - LEARNER_SHARE):
             frames += actor.step()
-        actor_rate = frames / (time.perf_counter() - start)
+        took = time.perf_counter() - start
+        actor_rate = frames / took
+        by_role = {n: float(c) / took for n, c in zip(names, actor.decisions - before)}
         while not transport.pending:
             actor.step()
         optimizers = [torch.optim.RMSprop(net.parameters(), lr=args.learning_rate)
@@ -68,6 +73,7 @@ def frames_per_second(game: str, seconds: float, seed: int = 0) -> dict[str, flo
         learner_rate = samples / (time.perf_counter() - start)
     finally:
         torch.set_num_threads(threads)
-    return {"frames_per_second": actor_rate, "learner_samples_per_second": learner_rate,
+    return {"frames_per_second": actor_rate, "frames_per_second_by_role": by_role,
+            "learner_samples_per_second": learner_rate,
             "games_per_actor": args.games_per_actor,
             "parameters_per_role": sum(p.numel() for p in nets[0].parameters())}

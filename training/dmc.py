@@ -88,6 +88,9 @@ class Args:
     """games each actor plays at once, batching the network over their decisions"""
     exploration: float = 0.01
     """epsilon: chance of a uniformly random legal move instead of the best one"""
+    fixed_landlord: float = 0.0
+    """Dou Dizhu: share of deals dealt with a random landlord at bid 1, skipping the bidding
+    (DouZero's set-up); the others start with the bidding (the bidding network learns there)"""
     queue_batches: int = 8
     """batches waiting between actors and learner before actors block"""
     # -- learner
@@ -146,6 +149,7 @@ class Args:
             ("batch_size", self.batch_size >= 1), ("queue_batches", self.queue_batches >= 1),
             ("learner_threads", self.learner_threads >= 1),
             ("exploration", 0.0 <= self.exploration <= 1.0),
+            ("fixed_landlord", 0.0 <= self.fixed_landlord <= 1.0),
             ("learning_rate", self.learning_rate > 0), ("eval_deals", self.eval_deals >= 1),
             ("eval_every_frames", self.eval_every_frames >= 0),
             ("checkpoint_minutes", self.checkpoint_minutes > 0),
@@ -153,6 +157,9 @@ class Args:
         for name, ok in checks:
             if not ok:
                 raise ValueError(f"bad value for {name}: {getattr(self, name)!r}")
+        if self.fixed_landlord and self.game != "doudizhu":
+            raise ValueError(f"fixed_landlord is a Dou Dizhu setting; {self.game!r} has no "
+                             "bidding")
 
 
 def learn(net: nn.Module, optimizer: torch.optim.Optimizer, batch: Batch,
@@ -262,7 +269,8 @@ def train(args: Args) -> dict[str, Any]:
         actor_nets = [build_network(game, net_cfg).eval() for _ in role_names]
         inline_actor = SelfPlayActor(
             game, actor_nets, transport, args.games_per_actor, args.exploration,
-            args.batch_size, np.random.default_rng([args.seed, 0, counters["session"]]))
+            args.batch_size, np.random.default_rng([args.seed, 0, counters["session"]]),
+            fixed_landlord=args.fixed_landlord)
         transport.step_actor = inline_actor.step
         if saved is not None and saved.get("actor") is not None:
             inline_actor.set_state(saved["actor"]["state"])
@@ -282,7 +290,7 @@ def train(args: Args) -> dict[str, Any]:
                     target=actor_process, daemon=True,
                     args=(a, args.game_kwargs(), net_cfg.to_dict(), transport,
                           args.games_per_actor, args.exploration, args.batch_size,
-                          [args.seed, a, counters["session"]]))
+                          [args.seed, a, counters["session"]], args.fixed_landlord))
                 p.start()
                 processes.append(p)
         finally:
