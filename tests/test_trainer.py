@@ -9,8 +9,7 @@ import torch
 from envs.daifugo import DaifugoGame, Rules
 from policies.network import NetConfig, build_network
 from policies.spec import (check_spec, episode_starter, history_from_view, make_game,
-                           model_spec,
-                           recent_actions_fn, role_from_view, role_of, roles)
+                           model_spec, recent_actions_fn, role_from_view, role_of, roles)
 from training.config import load_yaml, make_args, parse_overrides
 from training.dmc import train
 
