@@ -137,7 +137,8 @@ def main(argv=None) -> dict:
             for config in args.configs:
                 key = f"climbrl {Path(config).stem} actors={actors}"
                 results[key], play = ours(config, actors, args.seconds, args.warmup, work)
-                note = f"  ({play:,.0f} of them play decisions)" if play < results[key] else ""
+                bidding = "doudizhu" in Path(config).stem
+                note = f"  ({play:,.0f} of them play decisions)" if bidding else ""
                 print(f"{key:<40}{results[key]:>10,.0f} frames/s{note}", flush=True)
             if args.douzero_python:
                 key = f"DouZero DMC actors={actors}"
