@@ -1,0 +1,235 @@
+"""The ``hard`` Daifugo / President player: determinized Monte Carlo, as the seed page's Hard
+computer and the UECda programs play.
+
+Each decision:
+
+1. the candidates are the ``candidates`` best legal moves by the medium player's score (a
+   forced move is played at once);
+2. a *determinization* deals the cards this seat cannot see to the other seats at random, but
+   consistently with its view (:class:`HandSampler`): hand counts, the cards played this round,
+   the cards it gave in the exchange (its partner still holds those not yet played), and, when
+   it received the strongest cards of a lower place, that this seat holds nothing stronger;
+3. :meth:`~envs.daifugo.engine.DaifugoGame.from_view` rebuilds the position with those hands,
+   and every candidate is played out from it once with the fast rollout policy
+   (:class:`RolloutPolicy`) on the pure engine, to the moment this seat's place in the round
+   is known; the value is that place's points;
+4. steps 2-3 repeat until the budget is spent (``rollouts`` playouts in all, or ``time_ms``);
+   the candidate with the best mean wins (ties: the medium order).
+
+Every random draw comes from the player's seeded generator, so a seeded match replays.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+
+from envs.core.bits import bit_list
+from envs.daifugo.engine import PHASE_PLAY, cards_within
+
+from ..base import legal_ids
+from .hand import JOKER_STRENGTH, STRONG_FROM
+from .heuristic import PHASE_EXCHANGE, MediumPlayer
+
+DEFAULT_ROLLOUTS = 200
+DEFAULT_CANDIDATES = 6
+#: rollout policy: chance of a uniformly random legal move
+ROLLOUT_EPSILON = 0.1
+#: rollout policy: chance of holding back a strong card (A, 2, joker) while the hand is long
+ROLLOUT_HOLD = 0.6
+#: rollout policy: hands with more cards than this hold strong cards back
+ROLLOUT_HOLD_CARDS = 3
+#: lead key: one strength step outweighs any size difference
+LEAD_SIZE_SPAN = 32
+#: lead and reply keys: a move using jokers comes after every move without
+JOKER_KEY = 1000
+SEED_BITS = 63
+MS = 1000.0
+
+
+class RolloutPolicy:
+    """A fast scripted policy for playouts on the engine state: lead the weakest card with as
+    many cards as go with it, reply with the weakest card that beats, hold strong cards back
+    now and then while the hand is long; a random move one time in ten."""
+
+    def __init__(self, game, facts):
+        cat = game.catalog
+        self.pass_id = cat.pass_id
+        self.lead_key = tuple(
+            tuple(
+                facts.bottom[rev][a] * LEAD_SIZE_SPAN - cat.msize[a] + JOKER_KEY * cat.njokers[a]
+                for a in range(cat.size)
+            )
+            for rev in (0, 1)
+        )
+        self.reply_key = tuple(
+            tuple(facts.top[rev][a] + JOKER_KEY * cat.njokers[a] for a in range(cat.size))
+            for rev in (0, 1)
+        )
+        self.strong = tuple(
+            tuple(
+                facts.top[rev][a] >= STRONG_FROM or cat.njokers[a] > 0
+                or facts.top[rev][a] == JOKER_STRENGTH
+                for a in range(cat.size)
+            )
+            for rev in (0, 1)
+        )
+
+    def choose(self, state, legal: list[int], rnd: random.Random) -> int:
+        if rnd.random() < ROLLOUT_EPSILON:
+            return legal[rnd.randrange(len(legal))]
+        rev = state.revolution != state.jack_back
+        if state.pile < 0:
+            return min(legal, key=self.lead_key[rev].__getitem__)
+        plays = legal[1:] if legal[0] == self.pass_id else legal
+        best = min(plays, key=self.reply_key[rev].__getitem__)
+        if (
+            self.strong[rev][best]
+            and state.hands[state.current_player].bit_count() > ROLLOUT_HOLD_CARDS
+            and rnd.random() < ROLLOUT_HOLD
+        ):
+            return self.pass_id
+        return best
+
+    def playout(self, state, seat: int, first: int, rnd: random.Random) -> int:
+        """Play ``first``, then play ``state`` on until ``seat``'s place in the round is known;
+        returns the place."""
+        action = first
+        while True:
+            if state.apply(action) is not None:
+                return state.titles[seat]  # the round ended: its places became the titles
+            place = state.places[seat]
+            if place >= 0:
+                return place
+            legal = state.legal_actions()
+            action = legal[0] if len(legal) == 1 else self.choose(state, legal, rnd)
+
+
+class HandSampler:
+    """Deals the cards one seat cannot see to the others, consistently with its view."""
+
+    def __init__(self, game, view):
+        deck = game.deck
+        rules = game.rules
+        players = game.num_players
+        seat = view["seat"]
+        self.game = game
+        self.seat = seat
+        self.own = own = deck.parse(view["hand"])
+        played = deck.parse(view["played"], own)
+        unknown = deck.full & ~own & ~played
+        self.need = list(view["hand_counts"])
+        self.need[seat] = 0
+        self.fixed = [0] * players
+        self.fixed[seat] = own
+        self.allowed = [unknown] * players
+        place = view["title_places"][seat]
+        tiers = len(rules.exchange)
+        if view["round"] > 0 and place is not None and (place < tiers or place >= players - tiers):
+            partner = view["title_places"].index(players - 1 - place)
+            # the cards this seat gave are still with its partner, unless played since
+            gave = cards_within(deck, unknown, view["exchange"]["gave"])
+            if view["active"][partner] and view["hand_counts"][partner]:
+                self.fixed[partner] = gave
+                self.need[partner] -= gave.bit_count()
+                unknown &= ~gave
+            if place < tiers:
+                # it received its partner's strongest cards: the partner kept only weaker ones
+                received = deck.parse(view["exchange"]["received"])
+                key = game.give_key
+                floor = min(key[c][:2] for c in bit_list(received)) if received else None
+                if floor is not None:
+                    self.allowed[partner] = sum(
+                        1 << c for c in bit_list(unknown) if key[c][:2] <= floor
+                    )
+        self.unknown = unknown
+        self.order = sorted(range(players), key=lambda s: self.allowed[s] == unknown)
+
+    def sample(self, rng) -> list[int]:
+        """One guess of every seat's hand (masks; the viewer's own as it is)."""
+        hands = self.fixed[:]
+        pool = self.unknown
+        for s in self.order:
+            n = self.need[s]
+            if n <= 0:
+                continue
+            cards = bit_list(self.allowed[s] & pool)
+            if len(cards) < n:
+                cards = bit_list(pool)  # the constraint cannot hold: drop it
+            picked = rng.choice(len(cards), size=n, replace=False)
+            mask = 0
+            for i in picked.tolist():
+                mask |= 1 << cards[i]
+            hands[s] |= mask
+            pool &= ~mask
+        return hands
+
+
+class HardPlayer(MediumPlayer):
+    """Determinized Monte Carlo over the medium player's best candidates (module docstring).
+
+    Knobs: ``rollouts`` (playouts per decision), ``time_ms`` (a wall-clock cap per decision;
+    0 = none; a timed player no longer replays exactly), ``candidates`` (moves searched), and
+    the medium weights.
+    """
+
+    name = "scripted-hard"
+
+    def __init__(
+        self,
+        seed=None,
+        rollouts: int = DEFAULT_ROLLOUTS,
+        time_ms: float = 0.0,
+        candidates: int = DEFAULT_CANDIDATES,
+        **weights,
+    ):
+        super().__init__(seed, **weights)
+        if int(rollouts) < 1:
+            raise ValueError(f"rollouts must be at least 1, got {rollouts!r}")
+        if float(time_ms) < 0:
+            raise ValueError(f"time_ms must be >= 0, got {time_ms!r}")
+        if int(candidates) < 1:
+            raise ValueError(f"candidates must be at least 1, got {candidates!r}")
+        self.rollouts = int(rollouts)
+        self.time_ms = float(time_ms)
+        self.candidates = int(candidates)
+
+    def bind(self, game) -> HardPlayer:
+        if game is not self.game:
+            super().bind(game)
+            self.rollout = RolloutPolicy(game, self.facts)
+        return self
+
+    def act(self, observation, view) -> int:
+        legal = legal_ids(observation)
+        if len(legal) == 1:
+            return legal[0]
+        ranked = self.ranked(view, legal)
+        if view["phase"] == PHASE_EXCHANGE:
+            return ranked[0]
+        candidates = ranked[: self.candidates]
+        if len(candidates) == 1:
+            return candidates[0]
+        return self.search(view, candidates)
+
+    def search(self, view, candidates: list[int]) -> int:
+        """The candidate with the best mean points over the playouts (module docstring)."""
+        game = self._require_game()
+        seat = view["seat"]
+        points = game.rules.points
+        sampler = HandSampler(game, view)
+        rnd = random.Random(int(self.rng.integers(1 << SEED_BITS)))
+        totals = [0.0] * len(candidates)
+        deadline = time.perf_counter() + self.time_ms / MS if self.time_ms else None
+        done = 0
+        while done < self.rollouts:
+            root = game.from_view(view, sampler.sample(self.rng))
+            if root.phase != PHASE_PLAY:
+                break
+            for i, action in enumerate(candidates):
+                totals[i] += points[self.rollout.playout(root.clone(), seat, action, rnd)]
+            done += len(candidates)
+            if deadline is not None and time.perf_counter() > deadline:
+                break
+        best = max(range(len(candidates)), key=lambda i: (totals[i], -i))
+        return candidates[best]
