@@ -14,25 +14,36 @@ Each decision:
    (:class:`RolloutPolicy`) on the pure engine, to the moment this seat's place in the round
    is known; the value is that place's points;
 4. steps 2-3 repeat until the budget is spent (``rollouts`` playouts in all, or ``time_ms``);
-   the candidate with the best mean wins (ties: the medium order).
+   every candidate is played out from the same determinizations with the same rollout seeds,
+   and the medium choice stands unless another candidate's mean points beat it by more than
+   ``switch_z`` standard errors of the paired difference (a few playouts are noisy: a bare
+   argmax over them plays worse than the medium player it starts from).
 
 Every random draw comes from the player's seeded generator, so a seeded match replays.
 """
 
 from __future__ import annotations
 
+import math
 import random
 import time
+
+import numpy as np
 
 from envs.core.bits import bit_list
 from envs.daifugo.engine import PHASE_PLAY, cards_within
 
 from ..base import legal_ids
-from .hand import JOKER_STRENGTH, STRONG_FROM
+from .hand import JOKER_STRENGTH, SET, SINGLE, STRONG_FROM
+from envs.daifugo.cards import JOKER_RANK
 from .heuristic import PHASE_EXCHANGE, MediumPlayer
 
-DEFAULT_ROLLOUTS = 200
+DEFAULT_ROLLOUTS = 100
 DEFAULT_CANDIDATES = 6
+#: a candidate replaces the medium choice only when better by this many standard errors
+DEFAULT_SWITCH_Z = 1.5
+#: fewer playouts per candidate than this: keep the medium choice
+MIN_SAMPLES = 3
 #: rollout policy: chance of a uniformly random legal move
 ROLLOUT_EPSILON = 0.1
 #: rollout policy: chance of holding back a strong card (A, 2, joker) while the hand is long
@@ -43,6 +54,8 @@ ROLLOUT_HOLD_CARDS = 3
 LEAD_SIZE_SPAN = 32
 #: lead and reply keys: a move using jokers comes after every move without
 JOKER_KEY = 1000
+#: reply key: breaking a set costs as much as this many strength steps
+BREAK_KEY = 8
 SEED_BITS = 63
 MS = 1000.0
 
@@ -55,6 +68,13 @@ class RolloutPolicy:
     def __init__(self, game, facts):
         cat = game.catalog
         self.pass_id = cat.pass_id
+        self.rank_mask = game.deck.rank_mask
+        #: the real rank of a single or set (None for runs and jokers alone): a reply of that
+        #: rank that leaves cards of it in the hand breaks a set
+        self.set_rank = tuple(
+            m.low if m.kind in (SINGLE, SET) and m.low < JOKER_RANK else None for m in cat.moves
+        )
+        self.real_size = tuple(m.size - m.jokers for m in cat.moves)
         self.lead_key = tuple(
             tuple(
                 facts.bottom[rev][a] * LEAD_SIZE_SPAN - cat.msize[a] + JOKER_KEY * cat.njokers[a]
@@ -82,7 +102,17 @@ class RolloutPolicy:
         if state.pile < 0:
             return min(legal, key=self.lead_key[rev].__getitem__)
         plays = legal[1:] if legal[0] == self.pass_id else legal
-        best = min(plays, key=self.reply_key[rev].__getitem__)
+        hand = state.hands[state.current_player]
+        key = self.reply_key[rev]
+        set_rank, real_size, rank_mask = self.set_rank, self.real_size, self.rank_mask
+        best, best_key = plays[0], None
+        for a in plays:
+            k = key[a]
+            r = set_rank[a]
+            if r is not None and (hand & rank_mask[r]).bit_count() != real_size[a]:
+                k += BREAK_KEY
+            if best_key is None or k < best_key:
+                best, best_key = a, k
         if (
             self.strong[rev][best]
             and state.hands[state.current_player].bit_count() > ROLLOUT_HOLD_CARDS
@@ -169,8 +199,9 @@ class HardPlayer(MediumPlayer):
     """Determinized Monte Carlo over the medium player's best candidates (module docstring).
 
     Knobs: ``rollouts`` (playouts per decision), ``time_ms`` (a wall-clock cap per decision;
-    0 = none; a timed player no longer replays exactly), ``candidates`` (moves searched), and
-    the medium weights.
+    0 = none; a timed player no longer replays exactly), ``candidates`` (moves searched),
+    ``switch_z`` (how sure the search must be to overrule the medium choice), and the medium
+    weights.
     """
 
     name = "scripted-hard"
@@ -181,6 +212,7 @@ class HardPlayer(MediumPlayer):
         rollouts: int = DEFAULT_ROLLOUTS,
         time_ms: float = 0.0,
         candidates: int = DEFAULT_CANDIDATES,
+        switch_z: float = DEFAULT_SWITCH_Z,
         **weights,
     ):
         super().__init__(seed, **weights)
@@ -193,6 +225,9 @@ class HardPlayer(MediumPlayer):
         self.rollouts = int(rollouts)
         self.time_ms = float(time_ms)
         self.candidates = int(candidates)
+        if float(switch_z) < 0:
+            raise ValueError(f"switch_z must be >= 0, got {switch_z!r}")
+        self.switch_z = float(switch_z)
 
     def bind(self, game) -> HardPlayer:
         if game is not self.game:
@@ -213,23 +248,41 @@ class HardPlayer(MediumPlayer):
         return self.search(view, candidates)
 
     def search(self, view, candidates: list[int]) -> int:
-        """The candidate with the best mean points over the playouts (module docstring)."""
+        """The searched move (module docstring): the medium player's choice, unless another
+        candidate's mean points beat it by more than ``switch_z`` standard errors of the
+        paired difference (same determinization, same rollout seed)."""
         game = self._require_game()
         seat = view["seat"]
         points = game.rules.points
         sampler = HandSampler(game, view)
         rnd = random.Random(int(self.rng.integers(1 << SEED_BITS)))
-        totals = [0.0] * len(candidates)
+        values: list[list[float]] = [[] for _ in candidates]
         deadline = time.perf_counter() + self.time_ms / MS if self.time_ms else None
         done = 0
         while done < self.rollouts:
             root = game.from_view(view, sampler.sample(self.rng))
             if root.phase != PHASE_PLAY:
                 break
+            seed = rnd.getrandbits(SEED_BITS)
             for i, action in enumerate(candidates):
-                totals[i] += points[self.rollout.playout(root.clone(), seat, action, rnd)]
+                place = self.rollout.playout(root.clone(), seat, action, random.Random(seed))
+                values[i].append(points[place])
             done += len(candidates)
             if deadline is not None and time.perf_counter() > deadline:
                 break
-        best = max(range(len(candidates)), key=lambda i: (totals[i], -i))
-        return candidates[best]
+        return candidates[self.pick(values)]
+
+    def pick(self, values: list[list[float]]) -> int:
+        """Index of the chosen candidate given each one's playout values (index 0: the
+        medium player's choice, kept unless beaten significantly)."""
+        base = np.asarray(values[0], dtype=float)
+        if base.size < MIN_SAMPLES:
+            return 0
+        best, best_gain = 0, 0.0
+        for i in range(1, len(values)):
+            diff = np.asarray(values[i], dtype=float) - base
+            gain = float(diff.mean())
+            se = float(diff.std(ddof=1)) / math.sqrt(diff.size)
+            if gain > best_gain and gain > self.switch_z * se:
+                best, best_gain = i, gain
+        return best
