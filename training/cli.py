@@ -1,20 +1,125 @@
-"""The ``climbrl`` command line."""
+"""The ``climbrl`` command line.
+
+- ``climbrl bench``: environment speed figures (:mod:`benchmarks.daifugo`);
+- ``climbrl eval``: a duplicate-deal tournament (:mod:`training.evaluate`);
+- ``climbrl play``: a match at the terminal against CPUs (:mod:`training.play`).
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
+import time
+
+GAMES = ("daifugo", "president", "doudizhu")
 
 
-def main(argv=None) -> int:
+def _specs(text: str) -> tuple[str, ...]:
+    specs = tuple(s.strip() for s in text.split(",") if s.strip())
+    if not specs:
+        raise argparse.ArgumentTypeError(f"no player in {text!r}")
+    return specs
+
+
+def _rule(text: str) -> tuple[str, object]:
+    from policies.registry import _knob_value
+
+    name, eq, value = text.partition("=")
+    if not eq or not name:
+        raise argparse.ArgumentTypeError(f"--rule needs NAME=VALUE, got {text!r}")
+    return name.strip(), _knob_value(value.strip())
+
+
+def _add_common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--game", required=True, choices=GAMES)
+    p.add_argument("--rounds", type=int, default=None, help="rounds per match (Daifugo/President)")
+    p.add_argument(
+        "--rule", type=_rule, action="append", default=[], metavar="NAME=VALUE",
+        help="a house-rule switch of the env, e.g. --rule lock=false (repeatable)",
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from training.evaluate import DEFAULT_DEALS, DEFAULT_ROUNDS, DEFAULT_WORKERS
+
     parser = argparse.ArgumentParser(prog="climbrl", description="climbrl command line")
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("bench", help="print environment speed figures")
+
+    ev = sub.add_parser(
+        "eval",
+        help="duplicate-deal tournament between players",
+        description="Players are names (random, easy, medium, hard, scripted-hard:rollouts=400) "
+        "or checkpoint paths. --players seats one lineup (rotated over the seats); --pool plays "
+        "every two players against each other (A B A B) and ranks the whole pool.",
+    )
+    _add_common(ev)
+    who = ev.add_mutually_exclusive_group(required=True)
+    who.add_argument("--players", type=_specs, help="one player per seat, comma separated")
+    who.add_argument("--pool", type=_specs, help="players to rank, comma separated")
+    ev.add_argument("--table", type=int, default=None, help="table size in --pool mode")
+    ev.add_argument("--deals", type=int, default=DEFAULT_DEALS)
+    ev.add_argument("--seed", type=int, default=0)
+    ev.add_argument("--workers", type=int, default=DEFAULT_WORKERS)
+    ev.add_argument("--out", default=None, help="output folder (default runs/eval/<game>-<time>)")
+    ev.add_argument("--no-progress", action="store_true")
+    ev.set_defaults(rounds=DEFAULT_ROUNDS)
+
+    pl = sub.add_parser("play", help="play at the terminal against CPUs")
+    _add_common(pl)
+    pl.add_argument("--cpus", type=_specs, required=True, help="the CPUs, comma separated")
+    pl.add_argument("--seed", type=int, default=None)
+    pl.add_argument("--seat", type=int, default=0, help="your seat")
+    return parser
+
+
+def main(argv=None) -> int:
+    parser = build_parser()
     args, rest = parser.parse_known_args(argv)
     if args.command == "bench":
         from benchmarks.daifugo import main as bench
 
         bench(rest)
+        return 0
+    if rest:
+        parser.error(f"unrecognized arguments: {' '.join(rest)}")
+    if args.command == "eval":
+        return _eval(args)
+    return _play(args)
+
+
+def _eval(args) -> int:
+    from training import evaluate
+
+    if args.pool:
+        table = args.table or evaluate.DEFAULT_TABLE[args.game]
+        lineups = evaluate.pool_lineups(args.pool, table)
+    else:
+        lineups = (args.players,)
+    config = evaluate.EvalConfig(
+        game=args.game,
+        lineups=lineups,
+        deals=args.deals,
+        rounds=args.rounds,
+        seed=args.seed,
+        workers=args.workers,
+        rules=tuple(args.rule),
+        progress=not args.no_progress,
+    )
+    start = time.perf_counter()
+    records = evaluate.run(config)
+    report = evaluate.summarize(config, records)
+    out = args.out or f"runs/eval/{args.game}-{time.strftime('%Y%m%d-%H%M%S')}"
+    paths = evaluate.write_outputs(report, out)
+    print(evaluate.format_report(report))
+    print(f"\n{time.perf_counter() - start:.0f} s; wrote {', '.join(str(p) for p in paths.values())}")
+    return 0
+
+
+def _play(args) -> int:
+    from training.play import play_match
+
+    play_match(args.game, args.cpus, args.rounds, args.seed, dict(args.rule), args.seat)
     return 0
 
 
