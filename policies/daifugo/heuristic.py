@@ -9,11 +9,12 @@ hints and the ``hard`` player's candidate list use.
 - *do not break up a set*: breaking a group leaves as many groups as before, so passing is
   preferred to it;
 - *save 2s, jokers and 8s for taking back the pile*: spending a control costs extra, except
-  near the end (few groups left) or to block;
+  near the end (few groups left) or to block, and with one group left after it, a control
+  goes first (take the lead, then finish);
 - *decide on a revolution by the hand's strength*: a revolution scores by how much stronger
   the rest of the hand gets in the turned order;
 - *watch how many cards are left*: with an opponent at 1-2 cards, passing costs extra, controls
-  are free, and leading a shape that small is avoided;
+  are free, the strongest reply is preferred, and leading a shape that small is avoided;
 - the exchange: give back the cards whose loss costs least (weak loose singles, never
   controls).
 
@@ -55,6 +56,8 @@ class MediumWeights:
     """cost of letting an opponent with 1-2 cards take the lead"""
     revolution: float = 0.3
     """score per point of hand strength a revolution gains (or loses)"""
+    last_control: float = 20.0
+    """bonus for spending a control when one group is left after it"""
     finish: float = 1000.0
     """score of a move that empties the hand (legal finish)"""
 
@@ -130,11 +133,15 @@ class MediumPlayer(DaifugoBot):
                 continue
             shape = HandShape(game, after)
             groups = count_groups(shape, runs, suited)
-            score = -w.group * groups - w.strength * facts.top[rev][a]
+            # weakest first; but to block, the strongest reply takes the pile for good
+            sign = 1.0 if blocking and not leading else -1.0
+            score = -w.group * groups + sign * w.strength * facts.top[rev][a]
             spends = is_control_move(game, facts, a, rev)
             near_end = groups <= ENDGAME_GROUPS
             if spends and not (near_end or blocking):
                 score -= w.control
+            if spends and groups <= 1:
+                score += w.last_control  # take the lead with it, then finish on the last group
             if facts.revolution[a]:
                 score += w.revolution * revolution_gain(shape, rev)
             if blocking and leading and cat.msize[a] <= danger and not spends:

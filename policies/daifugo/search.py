@@ -152,7 +152,7 @@ class HandSampler:
         self.need[seat] = 0
         self.fixed = [0] * players
         self.fixed[seat] = own
-        self.allowed = [unknown] * players
+        self.allowed: list[int | None] = [None] * players  # None: any unknown card
         place = view["title_places"][seat]
         tiers = len(rules.exchange)
         if view["round"] > 0 and place is not None and (place < tiers or place >= players - tiers):
@@ -173,7 +173,8 @@ class HandSampler:
                         1 << c for c in bit_list(unknown) if key[c][:2] <= floor
                     )
         self.unknown = unknown
-        self.order = sorted(range(players), key=lambda s: self.allowed[s] == unknown)
+        # constrained seats draw first, while their cards are still in the pool
+        self.order = sorted(range(players), key=lambda s: self.allowed[s] is None)
 
     def sample(self, rng) -> list[int]:
         """One guess of every seat's hand (masks; the viewer's own as it is)."""
@@ -183,7 +184,8 @@ class HandSampler:
             n = self.need[s]
             if n <= 0:
                 continue
-            cards = bit_list(self.allowed[s] & pool)
+            allowed = self.allowed[s]
+            cards = bit_list(pool if allowed is None else allowed & pool)
             if len(cards) < n:
                 cards = bit_list(pool)  # the constraint cannot hold: drop it
             picked = rng.choice(len(cards), size=n, replace=False)
