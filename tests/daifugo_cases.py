@@ -571,3 +571,15 @@ CASES = [
         expect={"phase": "play", "current": 0, "received": {0: "2s 2h", 1: "Ad"}},
     ),
 ]
+
+CASES.append(
+    dict(
+        name="bomb_does_not_beat_the_pair_of_jokers",
+        why="The pair of jokers cannot be beaten: not even by a bomb (President, bombs on).",
+        preset="president",
+        rules={"bombs": True, "jokers": 2},
+        hands=["JK JK 3d", "2c 4d", "5c 5d", "6c 7c"],
+        moves=["JK JK"],
+        legal_exact=["pass"],
+    )
+)

@@ -65,7 +65,7 @@ def test_masks_and_centered_rewards():
             assert not env.observe(agent)["action_mask"].any(), "mask of a waiting agent"
     totals = _random_match(env, np.random.default_rng(0))
     assert abs(sum(totals.values())) < 1e-9
-    scores = env.unwrapped.state.scores
+    scores = env.unwrapped.game_state.scores
     # centred rewards: each round 3/2/1/0 minus 1.5
     assert np.allclose([totals[a] for a in env.possible_agents], np.array(scores) - 1.5 * 3)
 
@@ -74,7 +74,7 @@ def test_raw_rewards_switch():
     env = daifugo_v0.env(players=3, rounds=2, reward="raw")
     env.reset(seed=1)
     totals = _random_match(env, np.random.default_rng(1))
-    assert [totals[a] for a in env.possible_agents] == env.unwrapped.state.scores
+    assert [totals[a] for a in env.possible_agents] == env.unwrapped.game_state.scores
     assert sum(totals.values()) == 2 * (2 + 1 + 0)
 
 
@@ -185,3 +185,12 @@ def test_engine_modules_import_no_framework():
                 names = [node.module]
             for name in names:
                 assert name.split(".")[0] not in {"pettingzoo", "gymnasium", "torch"}, path
+
+
+def test_regression_state_method_not_hidden():
+    """Bug: the adapter kept the engine state in ``self.state``, hiding PettingZoo's
+    ``AECEnv.state()``; calling it raised ``TypeError: object is not callable``."""
+    env = daifugo_v0.env()
+    env.reset(seed=0)
+    with pytest.raises(NotImplementedError):
+        env.state()

@@ -9,6 +9,8 @@ tie-break; and the same seed or deal code replays the same match.
 
 from __future__ import annotations
 
+import zlib
+
 import numpy as np
 import pytest
 
@@ -116,6 +118,7 @@ def reference_legal(game, state) -> set[int]:
         bomb = (
             rules.bombs
             and pile.kind == SET
+            and pile.low != JOKER_RANK  # the pair of jokers cannot be beaten, bombs included
             and pile.size in (2, 3)
             and m.kind == SINGLE
             and (m.low == JOKER_RANK or m.low == (RANK_3 if rev else NUM_RANKS - 1))
@@ -206,7 +209,7 @@ def play_match(game, rng, check_reference: bool, options=None):
 def test_random_playouts(config):
     preset, players, overrides = config
     game = game_for(preset, players, overrides)
-    rng = np.random.default_rng(hash(config) % 2**32)
+    rng = np.random.default_rng(zlib.crc32(repr(config).encode()))
     matches = 60
     for i in range(matches):
         play_match(game, rng, check_reference=i < 4)

@@ -59,7 +59,8 @@ class CardGameEnv(AECEnv, EzPickle):
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: act_space for a in self.possible_agents}
         self._rng = np.random.default_rng()
-        self.state: State | None = None
+        #: the engine state (named so as not to hide PettingZoo's ``AECEnv.state()``)
+        self.game_state: State | None = None
         self._legal: set[int] | None = None
 
     # -- PettingZoo API ------------------------------------------------------------------
@@ -73,7 +74,7 @@ class CardGameEnv(AECEnv, EzPickle):
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         if seed is not None:
             self._rng = np.random.default_rng(seed)
-        self.state = self.game.new_state(self._rng, options)
+        self.game_state = self.game.new_state(self._rng, options)
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -82,12 +83,12 @@ class CardGameEnv(AECEnv, EzPickle):
         self._refresh_infos()
         self._legal = None
         self._rewarded = False
-        self.agent_selection = self.possible_agents[self.state.current_player]
+        self.agent_selection = self.possible_agents[self.game_state.current_player]
         if self.render_mode == "human":
             self.render()
 
     def observe(self, agent):
-        state = self.state
+        state = self.game_state
         seat = self._seat[agent]
         mask = np.zeros(self.game.num_actions, np.int8)
         if seat == state.current_player and not state.terminal:
@@ -99,7 +100,7 @@ class CardGameEnv(AECEnv, EzPickle):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        state = self.state
+        state = self.game_state
         self._cumulative_rewards[agent] = 0.0
         if self._rewarded:
             self._clear_rewards()
@@ -128,7 +129,7 @@ class CardGameEnv(AECEnv, EzPickle):
         if self.render_mode is None:
             warnings.warn("render() called without a render_mode", stacklevel=2)
             return None
-        text = self.game.render(self.state)
+        text = self.game.render(self.game_state)
         if self.render_mode == "human":
             print(text)
             return None
@@ -142,21 +143,21 @@ class CardGameEnv(AECEnv, EzPickle):
     @property
     def deal_code(self) -> str:
         """The code of the current deal: ``reset(options={"deal": code})`` replays it."""
-        return self.state.deal_code
+        return self.game_state.deal_code
 
     def view(self, seat: int | str) -> dict[str, Any]:
         """The structured view of what ``seat`` (index or agent name) may see."""
-        return self.state.view(self._seat_index(seat))
+        return self.game_state.view(self._seat_index(seat))
 
     def action_to_str(self, action: int) -> str:
         return self.game.action_to_str(int(action))
 
     def action_from_str(self, text: str) -> int:
-        return self.game.action_from_str(text, self.state)
+        return self.game.action_from_str(text, self.game_state)
 
     def legal_actions(self) -> list[int]:
         """Legal action ids for the agent to move."""
-        return [] if self.state.terminal else self.state.legal_actions()
+        return [] if self.game_state.terminal else self.game_state.legal_actions()
 
     # -- internals ------------------------------------------------------------------------
 
@@ -171,7 +172,7 @@ class CardGameEnv(AECEnv, EzPickle):
 
     def _refresh_infos(self) -> None:
         self.infos = {
-            a: self.game.info(self.state, self._seat[a]) for a in self.agents
+            a: self.game.info(self.game_state, self._seat[a]) for a in self.agents
         }
 
     def _illegal(self, agent: str, action: int) -> None:

@@ -30,6 +30,19 @@ first_leader           ``"three_of_diamonds"`` or ``"first_dealt"`` leads round 
 later_leader           ``"last_place"`` or ``"top_place"`` leads rounds 2+
 later_dealing          ``"random"`` first seat dealt, or ``"after_last_place"`` (the Scum deals)
 =====================  =========================================================================
+
+Rulings this engine adds where the seed pages and ``RULES.md`` are silent:
+
+- Jack back toggles on every play with a real J, so two such plays on one pile cancel.
+- Illegal finish judges "a 2 (a 3 when reversed)" by the order in force before the play.
+- Bombs: under a reversed order the top number is the 3; a bomb does not beat the pair of
+  jokers ("cannot be beaten" wins over "beats any pair").
+- Skip on equal rank applies to singles and sets of the pile's number (never to jokers).
+- President with 3 players: titles President / Neutral / Scum, points +3/0/-3, and the Scum
+  gives its 2 best cards to the President (the 2-1 tax without a Vice pair).
+- President's default deck has no jokers (the seed page's standard 52 cards); ``jokers=1|2``
+  adds them, and they are never wild there.
+- The lock needs one deck and same-suit runs (suits of two decks or mixed runs are ambiguous).
 """
 
 from __future__ import annotations

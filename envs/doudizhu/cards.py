@@ -1,0 +1,130 @@
+"""Dou Dizhu cards: ranks, rank counts packed into one ``int``, and the text form.
+
+Suits never matter in Dou Dizhu, so a hand, a play or any other group of cards is a *rank
+count*: how many cards of each of the 15 ranks it holds. It is packed into a Python ``int``
+with one byte per rank (rank ``r`` in bits ``8r .. 8r+7``)::
+
+    rank     3  4  5  6  7  8  9  T  J  Q  K  A  2  B  R
+    index    0  1  2  3  4  5  6  7  8  9 10 11 12 13 14
+    copies   4  4  4  4  4  4  4  4  4  4  4  4  4  1  1
+
+    packed = sum(count[r] << (8 * r))
+
+Counts never exceed 4, so adding and subtracting packed groups works byte by byte without
+carries, ``packed.to_bytes(NUM_RANKS, "little")`` gives the counts at C speed, and
+:func:`contains` tests ``sub <= hand`` for all ranks at once (a borrow clears a guard bit).
+
+Text: ranks ``3456789TJQKA2`` plus ``B`` (black joker) and ``R`` (red joker), one character per
+card, written in rank order (``"33344"``, ``"BR"``). :func:`parse` also accepts lower case,
+``10`` for ``T``, spaces and any order.
+
+The 54 physical cards (only needed by deal codes) are numbered ``4 * rank + suit`` for the 52
+number cards, then 52 for ``B`` and 53 for ``R``.
+"""
+
+from __future__ import annotations
+
+RANKS = "3456789TJQKA2BR"
+NUM_RANKS = len(RANKS)
+RANK_INDEX = {ch: i for i, ch in enumerate(RANKS)}
+SUITS = 4
+NUMBER_RANKS = 13
+"""Ranks 3..2: the ones with four suits (indices ``0 .. NUMBER_RANKS - 1``)."""
+ACE = RANK_INDEX["A"]
+TWO = RANK_INDEX["2"]
+BLACK_JOKER = RANK_INDEX["B"]
+RED_JOKER = RANK_INDEX["R"]
+CHAIN_RANKS = ACE + 1
+"""Chains (solo chains, pair chains, airplanes) use ranks ``0 .. CHAIN_RANKS - 1`` (3 to A)."""
+COPIES = (SUITS,) * NUMBER_RANKS + (1, 1)
+DECK_SIZE = sum(COPIES)
+
+PLAYERS = 3
+HAND_SIZE = 17
+KITTY_SIZE = 3
+LANDLORD_HAND_SIZE = HAND_SIZE + KITTY_SIZE
+"""The largest hand, hence the most cards one play can hold."""
+assert PLAYERS * HAND_SIZE + KITTY_SIZE == DECK_SIZE
+
+BYTE_BITS = 8
+UNIT = tuple(1 << (BYTE_BITS * r) for r in range(NUM_RANKS))
+"""``UNIT[r]``: one card of rank ``r``, packed."""
+FULL_DECK = sum(c * u for c, u in zip(COPIES, UNIT))
+_GUARD = sum(0x80 * u for u in UNIT)
+_BYTE_MOD = (1 << BYTE_BITS) - 1
+_ALIASES = {"10": "T"}
+
+
+class CardParseError(ValueError):
+    """Text that is not a valid group of Dou Dizhu cards (a ``ValueError``)."""
+
+
+def card_rank(card: int) -> int:
+    """Rank index of physical card ``card`` (0..53)."""
+    if not 0 <= card < DECK_SIZE:
+        raise ValueError(f"card {card} is outside 0..{DECK_SIZE - 1}")
+    number_cards = NUMBER_RANKS * SUITS
+    return card // SUITS if card < number_cards else BLACK_JOKER + card - number_cards
+
+
+PHYSICAL_RANK = tuple(card_rank(i) for i in range(DECK_SIZE))
+"""``PHYSICAL_RANK[card]``: rank index of each physical card."""
+FIRST_CARD = tuple(PHYSICAL_RANK.index(r) for r in range(NUM_RANKS))
+"""``FIRST_CARD[r]``: the lowest physical card of rank ``r``."""
+
+
+def counts(packed: int) -> bytes:
+    """The 15 rank counts of ``packed`` (a ``bytes``, so ``counts(p)[r]`` is an int)."""
+    return packed.to_bytes(NUM_RANKS, "little")
+
+
+def pack(rank_counts) -> int:
+    """Pack a sequence of 15 rank counts."""
+    rank_counts = list(rank_counts)
+    if len(rank_counts) != NUM_RANKS:
+        raise ValueError(f"need {NUM_RANKS} rank counts, got {len(rank_counts)}")
+    for r, c in enumerate(rank_counts):
+        if not 0 <= c <= COPIES[r]:
+            raise ValueError(f"{c} cards of rank {RANKS[r]} (the deck has {COPIES[r]})")
+    return sum(c * u for c, u in zip(rank_counts, UNIT))
+
+
+def size(packed: int) -> int:
+    """Number of cards in ``packed`` (the byte sum: ``256 = 1 mod 255`` and sums stay < 255)."""
+    return packed % _BYTE_MOD
+
+
+def contains(hand: int, sub: int) -> bool:
+    """Whether every rank count of ``sub`` is at most that of ``hand``."""
+    return ((hand | _GUARD) - sub) & _GUARD == _GUARD
+
+
+def parse(text: str) -> int:
+    """Packed rank counts of ``text`` such as ``"33344"``, ``"BR"`` or ``"10 10 10 j j"``.
+
+    Raises :class:`CardParseError` naming a bad character or a rank given too many times.
+    """
+    if not isinstance(text, str):
+        raise CardParseError(f"cards must be text such as '33344', got {type(text).__name__}")
+    clean = text.upper().replace(" ", "").replace(",", "")
+    for alias, rank in _ALIASES.items():
+        clean = clean.replace(alias, rank)
+    rank_counts = [0] * NUM_RANKS
+    for ch in clean:
+        r = RANK_INDEX.get(ch)
+        if r is None:
+            raise CardParseError(
+                f"bad card character {ch!r} in {text!r}; ranks are {RANKS} "
+                f"(B black joker, R red joker)"
+            )
+        rank_counts[r] += 1
+        if rank_counts[r] > COPIES[r]:
+            raise CardParseError(
+                f"{text!r} has too many cards of rank {ch}: the deck has {COPIES[r]}"
+            )
+    return sum(c * u for c, u in zip(rank_counts, UNIT))
+
+
+def format_cards(packed: int) -> str:
+    """Text of ``packed``, ranks ascending (``""`` for no cards)."""
+    return "".join(RANKS[r] * c for r, c in enumerate(counts(packed)))

@@ -1,0 +1,127 @@
+"""Hand evaluation for bidding and for bots: the fewest plays that empty a hand, high cards,
+bombs, and the seed's bid advice ("3 high cards, 0 bombs, about 7 moves -> bid 1").
+
+:func:`min_plays` is exact. It searches the hand's own plays depth first with memoisation on
+the remaining cards, branching only on plays that hold the hand's lowest rank (some play must
+take that card, and the order of plays does not change their number), and stops a branch as
+soon as it cannot beat the best count found so far.
+
+The bid rule follows the seed's advice ("count your high cards -- jokers, 2s and bombs -- and
+how many plays you need; with few high cards and many plays, do not become landlord"):
+``strength = high_cards + 2 * bombs - moves``; bid 3 from ``BID_THRESHOLDS[3]`` up, 2 from
+``BID_THRESHOLDS[2]``, 1 from ``BID_THRESHOLDS[1]``, otherwise pass. The seed's example (3 high
+cards, 0 bombs, 7 moves: strength -4) gives bid 1.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .cards import BLACK_JOKER, NUMBER_RANKS, RED_JOKER, TWO, UNIT, counts, size
+from .catalog import NUM_BIDS, get_catalog
+from .moves import MoveGenerator
+
+BID_THRESHOLDS = {3: -1, 2: -3, 1: -5}
+"""Least strength for each bid (see the module docstring)."""
+BOMB_WEIGHT = 2
+"""A bomb or the rocket counts as this many high cards in the strength."""
+
+
+@dataclass(frozen=True)
+class HandValue:
+    """What the bid advice looks at."""
+
+    moves: int
+    """Fewest plays that empty the hand."""
+    high_cards: int
+    """Jokers and 2s."""
+    bombs: int
+    """Four-of-a-kinds, plus 1 for the rocket."""
+
+    @property
+    def strength(self) -> int:
+        return self.high_cards + BOMB_WEIGHT * self.bombs - self.moves
+
+    def advice(self, bid: int) -> str:
+        """The seed's status line, e.g. ``"3 high cards, 0 bombs, about 7 moves -> bid 1"``."""
+        action = "pass" if bid == 0 else f"bid {bid}"
+        cards = "card" if self.high_cards == 1 else "cards"
+        bombs = "bomb" if self.bombs == 1 else "bombs"
+        moves = "move" if self.moves == 1 else "moves"
+        return (
+            f"{self.high_cards} high {cards}, {self.bombs} {bombs}, about {self.moves} {moves}"
+            f" -> {action}"
+        )
+
+
+class HandEvaluator:
+    """Evaluates hands (packed rank counts); keeps a bounded memo of sub-hand results."""
+
+    _MEMO_LIMIT = 1 << 18
+
+    def __init__(self, moves: MoveGenerator | None = None):
+        self.moves = moves or MoveGenerator(get_catalog())
+        self._cards = self.moves.catalog.cards
+        self._memo: dict[int, int] = {0: 0}
+
+    def min_plays(self, hand: int) -> int:
+        """Fewest plays that empty ``hand`` (0 for no cards)."""
+        if len(self._memo) > self._MEMO_LIMIT:
+            self._memo = {0: 0}
+        return self._solve(hand, size(hand))
+
+    def _solve(self, hand: int, bound: int) -> int:
+        """Fewest plays for ``hand`` if fewer than ``bound``, else some value ``>= bound``."""
+        memo = self._memo
+        known = memo.get(hand)
+        if known is not None:
+            return known
+        if bound <= 1:
+            return 1  # the caller can do no better anyway; not memoised
+        low = (hand & -hand).bit_length() - 1
+        low_byte = 0xFF << (low - low % 8)
+        cards = self._cards
+        plays = [cards[a] for a in self.moves.lead(hand) if cards[a] & low_byte]
+        plays.sort(key=size, reverse=True)
+        best = bound
+        exact = True
+        for p in plays:
+            if p == hand:
+                best = 1
+                break
+            sub = self._solve(hand - p, best - 1)
+            if sub + 1 < best:
+                best = sub + 1
+                if best == 1:
+                    break
+        else:
+            exact = best < bound
+        if exact:
+            memo[hand] = best
+        return best
+
+    def value(self, hand: int) -> HandValue:
+        c = counts(hand)
+        high = c[TWO] + c[BLACK_JOKER] + c[RED_JOKER]
+        bombs = sum(1 for r in range(NUMBER_RANKS) if c[r] == 4)
+        rocket = UNIT[BLACK_JOKER] + UNIT[RED_JOKER]
+        if hand & rocket == rocket:
+            bombs += 1
+        return HandValue(self.min_plays(hand), high, bombs)
+
+    def recommend_bid(self, hand: int, high_bid: int = 0) -> int:
+        """The bid the advice gives for ``hand`` (0 = pass), never at or below ``high_bid``
+        (then it passes)."""
+        return bid_for(self.value(hand), high_bid)
+
+    def advice(self, hand: int, high_bid: int = 0) -> str:
+        value = self.value(hand)
+        return value.advice(bid_for(value, high_bid))
+
+
+def bid_for(value: HandValue, high_bid: int = 0) -> int:
+    """The bid for ``value`` under :data:`BID_THRESHOLDS`, or 0 when not above ``high_bid``."""
+    for bid in range(NUM_BIDS, 0, -1):
+        if value.strength >= BID_THRESHOLDS[bid]:
+            return bid if bid > high_bid else 0
+    return 0

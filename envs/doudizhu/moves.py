@@ -1,0 +1,322 @@
+"""Legal play generation: which catalog plays a hand can lead, and which beat a pile.
+
+Generation is structural, never a scan of the 28,502-play catalog. A hand is packed rank counts
+(:mod:`envs.doudizhu.cards`); four guard-bit masks say which ranks hold at least 1, 2, 3 or 4
+cards, all computed in one addition each (``(hand + ADD[k]) & GUARD``). Everything made of
+bodies only (singles, pairs, trios, bombs, the rocket and all chains) depends on one of those
+masks alone, so it is looked up in a per-mask table filled on first use. Plays with kickers
+loop over the bodies the hand holds and the kicker sets its remaining cards allow, mapping
+each to its id through the catalog's per-body dictionaries.
+
+One play can be generated twice only through an airplane with single kickers whose kickers
+complete a longer airplane (``333444555666``); such hands are deduplicated.
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+
+from .cards import (
+    BLACK_JOKER,
+    CHAIN_RANKS,
+    COPIES,
+    NUM_RANKS,
+    NUMBER_RANKS,
+    RED_JOKER,
+    UNIT,
+)
+from .catalog import SPECS, Catalog, Kind, single_kicker_sets
+
+_BYTE_HIGH = 0x80
+_GUARD = sum(_BYTE_HIGH * u for u in UNIT)
+_AT_LEAST = tuple(sum((_BYTE_HIGH - k) * u for u in UNIT) for k in range(max(COPIES) + 1))
+"""``(hand + _AT_LEAST[k]) & _GUARD`` sets bit 7 of each rank byte holding ``>= k`` cards."""
+_FLAG = tuple(_BYTE_HIGH * u for u in UNIT)
+"""``_FLAG[r]``: the guard bit of rank ``r``."""
+_RANGE = range(NUM_RANKS)
+
+
+def rank_mask(hand: int, at_least: int) -> int:
+    """Guard bits (``_FLAG[r]``) of the ranks where ``hand`` holds ``>= at_least`` cards."""
+    return (hand + _AT_LEAST[at_least]) & _GUARD
+
+
+def _two_singles(c: bytes, ranks: list[int]) -> list[int]:
+    """Every pair of single kickers (packed) from ``ranks`` (ascending, counts ``c``): two
+    different ranks, or one rank twice where it holds two cards; never both jokers."""
+    out = []
+    for i, a in enumerate(ranks):
+        if a >= BLACK_JOKER:
+            break  # only B+R could follow: never both jokers
+        ua = UNIT[a]
+        if c[a] >= 2:
+            out.append(2 * ua)
+        out += [ua + UNIT[b] for b in ranks[i + 1 :]]
+    return out
+
+
+def _run_flags(start: int, length: int) -> int:
+    return sum(_FLAG[r] for r in range(start, start + length))
+
+
+class MoveGenerator:
+    """Legal plays of a hand; all methods return fresh lists of catalog ids (no pass)."""
+
+    _KICKER_MEMO = 1 << 11
+    """Most kicker-set lists kept for airplanes of 3+ trios (keyed by the cards outside)."""
+
+    def __init__(self, catalog: Catalog):
+        self.catalog = catalog
+        body = catalog.body_ids
+        self._single = [body[Kind.SINGLE][(1, r)] for r in _RANGE]
+        self._pair = [body[Kind.PAIR].get((1, r)) for r in _RANGE]
+        self._trio = [body[Kind.TRIO].get((1, r)) for r in _RANGE]
+        self._bomb = [body[Kind.BOMB].get((1, r)) for r in _RANGE]
+        self._rocket = catalog.ROCKET
+        self._rocket_flags = _FLAG[BLACK_JOKER] | _FLAG[RED_JOKER]
+        # _chains[kind]: every chain body (length, start rank, guard flags, id or -1 for the
+        # airplane-with-kickers bodies, which have no id of their own)
+        self._chains: dict[Kind, list[tuple[int, int, int, int]]] = {}
+        for kind in (Kind.CHAIN, Kind.PAIR_CHAIN, Kind.AIRPLANE, Kind.AIRPLANE_SINGLE):
+            spec = SPECS[kind]
+            rows = []
+            for length in spec.lengths:
+                for start in range(CHAIN_RANKS - length + 1):
+                    rid = body[kind].get((length, start), -1)
+                    rows.append((length, start, _run_flags(start, length), rid))
+            self._chains[kind] = rows
+        kick = catalog.kicker_ids
+        self._trio_single = [self._by_rank(kick[Kind.TRIO_SINGLE].get((1, t))) for t in _RANGE]
+        self._trio_pair = [self._by_rank(kick[Kind.TRIO_PAIR].get((1, t))) for t in _RANGE]
+        self._four_single = [kick[Kind.FOUR_TWO_SINGLE].get((1, q)) for q in _RANGE]
+        self._four_pair = [kick[Kind.FOUR_TWO_PAIR].get((1, q)) for q in _RANGE]
+        self._plane_single = kick[Kind.AIRPLANE_SINGLE]
+        self._plane_pair = kick[Kind.AIRPLANE_PAIR]
+        # lazily filled tables keyed by a rank mask
+        self._by_mask: dict[int, dict[int, list[int]]] = {w: {} for w in range(1, max(COPIES) + 1)}
+        """``_by_mask[width][mask]``: the body-only plays of width ``width`` (see ``_fill``)."""
+        self._planes: dict[int, tuple[list[tuple[int, int]], bool]] = {}
+        self._kicker_sets: dict[tuple, list[int]] = {}
+        self._reply_kind = {
+            Kind.SINGLE: self._reply_single,
+            Kind.PAIR: self._reply_pair,
+            Kind.TRIO: self._reply_trio,
+            Kind.TRIO_SINGLE: self._trio_singles,
+            Kind.TRIO_PAIR: self._trio_pairs,
+            Kind.CHAIN: self._reply_chain,
+            Kind.PAIR_CHAIN: self._reply_chain,
+            Kind.AIRPLANE: self._reply_chain,
+            Kind.AIRPLANE_SINGLE: self._plane_singles,
+            Kind.AIRPLANE_PAIR: self._plane_pairs,
+            Kind.FOUR_TWO_SINGLE: self._four_singles,
+            Kind.FOUR_TWO_PAIR: self._four_pairs,
+        }
+
+    @staticmethod
+    def _by_rank(kicks: dict[int, int] | None) -> list[int | None] | None:
+        """A kicker dict of single-unit kickers as a list indexed by the kicker's rank."""
+        if kicks is None:
+            return None
+        out: list[int | None] = [None] * NUM_RANKS
+        for packed, action in kicks.items():
+            r = (packed.bit_length() - 1) // 8
+            out[r] = action
+        return out
+
+    # -- leading ------------------------------------------------------------------------------
+
+    def lead(self, hand: int) -> list[int]:
+        """Every play ``hand`` can lead."""
+        c = hand.to_bytes(NUM_RANKS, "little")
+        by_mask = self._by_mask
+        m1 = (hand + _AT_LEAST[1]) & _GUARD
+        m2 = (hand + _AT_LEAST[2]) & _GUARD
+        m3 = (hand + _AT_LEAST[3]) & _GUARD
+        m4 = (hand + _AT_LEAST[4]) & _GUARD
+        out = by_mask[1].get(m1)
+        if out is None:
+            out = self._fill(1, m1)
+        bodies = by_mask[2].get(m2)
+        if bodies is None:
+            bodies = self._fill(2, m2)
+        out = out + bodies  # a new list: the tables stay untouched
+        if m3:
+            bodies = by_mask[3].get(m3)
+            out += bodies if bodies is not None else self._fill(3, m3)
+            present = [r for r in _RANGE if c[r]]
+            pairs = [r for r in present if c[r] >= 2]
+            for t in pairs:
+                if c[t] >= 3:
+                    self._trio_kickers(t, present, pairs, out)
+            if m4:
+                bodies = by_mask[4].get(m4)
+                out += bodies if bodies is not None else self._fill(4, m4)
+                for q in pairs:
+                    if c[q] == 4:
+                        self._four_kickers(c, q, present, pairs, out)
+            planes_dup = self._planes.get(m3)
+            planes, dup = planes_dup if planes_dup is not None else self._fill_planes(m3)
+            if planes:
+                for length, start in planes:
+                    self._plane_kickers(c, length, start, present, pairs, out)
+                if dup:
+                    out = list(dict.fromkeys(out))
+        return out
+
+    def _fill(self, width: int, mask: int) -> list[int]:
+        """Plays made of bodies only with ``width`` cards per rank, for the ranks of ``mask``:
+        singles, chains and the rocket (1); pairs and pair chains (2); trios and airplanes (3);
+        bombs (4)."""
+        ranks = [r for r in _RANGE if mask & _FLAG[r]]
+        if width == 1:
+            out = [self._single[r] for r in ranks] + self._chain_ids(Kind.CHAIN, mask)
+            if mask & self._rocket_flags == self._rocket_flags:
+                out.append(self._rocket)
+        elif width == 2:
+            out = [self._pair[r] for r in ranks] + self._chain_ids(Kind.PAIR_CHAIN, mask)
+        elif width == 3:
+            out = [self._trio[r] for r in ranks] + self._chain_ids(Kind.AIRPLANE, mask)
+        else:
+            out = [self._bomb[r] for r in ranks]
+        self._by_mask[width][mask] = out
+        return out
+
+    def _chain_ids(self, kind: Kind, mask: int) -> list[int]:
+        return [rid for _, _, flags, rid in self._chains[kind] if mask & flags == flags]
+
+    def _fill_planes(self, m3: int) -> tuple[list[tuple[int, int]], bool]:
+        """Airplane bodies ``(length, start)`` held by a hand with trio mask ``m3``, and whether
+        an airplane-with-singles may be generated twice (a run of 4 or more trios)."""
+        rows = [
+            (length, start)
+            for length, start, flags, _ in self._chains[Kind.AIRPLANE_SINGLE]
+            if m3 & flags == flags
+        ]
+        dup = any(m3 & _run_flags(s, 4) == _run_flags(s, 4) for s in range(CHAIN_RANKS - 3))
+        self._planes[m3] = (rows, dup)
+        return rows, dup
+
+    # -- kickers ------------------------------------------------------------------------------
+
+    def _trio_kickers(self, t, present, pairs, out, singles=True, doubles=True) -> None:
+        """Trio-with-one plays on the trio ``t``, appended to ``out``."""
+        if singles:
+            row = self._trio_single[t]
+            out += [row[r] for r in present if r != t]
+        if doubles:
+            row = self._trio_pair[t]
+            out += [row[r] for r in pairs if r != t]
+
+    def _four_kickers(self, c, q, present, pairs, out, singles=True, doubles=True) -> None:
+        """Four-with-two plays on the quad ``q``, appended to ``out``."""
+        if singles:
+            kicks = self._four_single[q]
+            out += [kicks[k] for k in _two_singles(c, [r for r in present if r != q])]
+        if doubles:
+            kicks = self._four_pair[q]
+            ps = [r for r in pairs if r != q]
+            out += [kicks[2 * UNIT[a] + 2 * UNIT[b]] for a, b in combinations(ps, 2)]
+
+    def _plane_kickers(self, c, length, start, present, pairs, out, singles=True, doubles=True):
+        """Airplane-with-kickers plays on the body ``(length, start)``, appended to ``out``."""
+        stop = start + length
+        if singles:
+            kicks = self._plane_single[(length, start)]
+            ranks = [r for r in present if not start <= r < stop]
+            if length == 2:
+                sets = _two_singles(c, ranks)
+            else:
+                key = (length, tuple([min(c[r], length) for r in ranks]), tuple(ranks))
+                sets = self._kicker_sets.get(key)
+                if sets is None:
+                    sets = single_kicker_sets([(r, c[r]) for r in ranks], length)
+                    if len(self._kicker_sets) >= self._KICKER_MEMO:
+                        self._kicker_sets.clear()
+                    self._kicker_sets[key] = sets
+            out += [kicks[k] for k in sets]
+        if doubles and (length, start) in self._plane_pair:
+            kicks = self._plane_pair[(length, start)]
+            ps = [r for r in pairs if not start <= r < stop]
+            if len(ps) >= length:
+                out += [
+                    kicks[sum(2 * UNIT[r] for r in combo)] for combo in combinations(ps, length)
+                ]
+
+    # -- replies ------------------------------------------------------------------------------
+
+    def replies(self, hand: int, pile: int) -> list[int]:
+        """Every play of ``hand`` that beats the play ``pile`` (pass not included)."""
+        cat = self.catalog
+        if pile == self._rocket:
+            return []
+        c = hand.to_bytes(NUM_RANKS, "little")
+        bomb_main = cat.bomb_main[pile]
+        out: list[int] = []
+        if bomb_main < 0:
+            readings = cat.readings[pile]
+            for kind, length, main in readings:
+                out += self._reply_kind[kind](c, hand, kind, length, main)
+            if len(readings) > 1 or readings[0].kind == Kind.AIRPLANE_SINGLE:
+                out = list(dict.fromkeys(out))
+        bomb = self._bomb
+        out += [bomb[r] for r in range(bomb_main + 1, NUMBER_RANKS) if c[r] == 4]
+        if c[BLACK_JOKER] and c[RED_JOKER]:
+            out.append(self._rocket)
+        return out
+
+    def _reply_single(self, c, hand, kind, length, main):
+        single = self._single
+        return [single[r] for r in range(main + 1, NUM_RANKS) if c[r]]
+
+    def _reply_pair(self, c, hand, kind, length, main):
+        pair = self._pair
+        return [pair[r] for r in range(main + 1, NUMBER_RANKS) if c[r] >= 2]
+
+    def _reply_trio(self, c, hand, kind, length, main):
+        trio = self._trio
+        return [trio[r] for r in range(main + 1, NUMBER_RANKS) if c[r] >= 3]
+
+    def _reply_chain(self, c, hand, kind, length, main):
+        mask = rank_mask(hand, SPECS[kind].width)
+        return [
+            rid
+            for n, start, flags, rid in self._chains[kind]
+            if n == length and start > main and mask & flags == flags
+        ]
+
+    def _trio_singles(self, c, hand, kind, length, main, singles=True):
+        present = [r for r in _RANGE if c[r]]
+        pairs = [r for r in present if c[r] >= 2]
+        out: list[int] = []
+        for t in range(main + 1, NUMBER_RANKS):
+            if c[t] >= 3:
+                self._trio_kickers(t, present, pairs, out, singles, not singles)
+        return out
+
+    def _trio_pairs(self, c, hand, kind, length, main):
+        return self._trio_singles(c, hand, kind, length, main, singles=False)
+
+    def _four_singles(self, c, hand, kind, length, main, singles=True):
+        present = [r for r in _RANGE if c[r]]
+        pairs = [r for r in present if c[r] >= 2]
+        out: list[int] = []
+        for q in range(main + 1, NUMBER_RANKS):
+            if c[q] == 4:
+                self._four_kickers(c, q, present, pairs, out, singles, not singles)
+        return out
+
+    def _four_pairs(self, c, hand, kind, length, main):
+        return self._four_singles(c, hand, kind, length, main, singles=False)
+
+    def _plane_singles(self, c, hand, kind, length, main, singles=True):
+        present = [r for r in _RANGE if c[r]]
+        pairs = [r for r in present if c[r] >= 2]
+        mask = rank_mask(hand, SPECS[kind].width)
+        out: list[int] = []
+        for n, start, flags, _ in self._chains[Kind.AIRPLANE_SINGLE]:
+            if n == length and start > main and mask & flags == flags:
+                self._plane_kickers(c, n, start, present, pairs, out, singles, not singles)
+        return out
+
+    def _plane_pairs(self, c, hand, kind, length, main):
+        return self._plane_singles(c, hand, kind, length, main, singles=False)

@@ -1,0 +1,188 @@
+"""# Dou Dizhu (斗地主, "fight the landlord")
+
+| Import             | `from envs import doudizhu_v0`                |
+|--------------------|-----------------------------------------------|
+| Registered id      | `climbrl/doudizhu-v0`                          |
+| Actions            | Discrete                                       |
+| Parallel API       | No                                             |
+| Manual control     | No                                             |
+| Agents             | `agents = ['player_0', 'player_1', 'player_2']` |
+| Agents             | 3                                              |
+| Action shape       | (1,)                                           |
+| Action values      | Discrete(28507)                                |
+| Observation shape  | (1598,) with the default history of 15         |
+| Observation values | [0, 1]                                         |
+
+Three players, 54 cards (3..2, black joker `B`, red joker `R`; suits never matter). Each gets
+17 cards, 3 stay face down as the kitty. Players bid once each for the landlord role; the
+landlord takes the kitty, shows it, holds 20 cards and leads; the other two play together as
+peasants. Players beat the last play with a higher play of the same shape, or pass; bombs and
+the rocket beat every shape. The first seat out of cards wins for its side. The rules are
+those of the seed page `shared/seeds/003` with the rulings of `shared/RULES.md`; the engine
+is `envs.doudizhu` (pure Python, no PettingZoo).
+
+## Agents and turns
+
+Agents `player_0..2` are seats. Seat order is play order (`0 -> 1 -> 2 -> 0`). Roles
+(`landlord`, `peasant`, `undecided` while bidding) are in the observation (`role`,
+`landlord`) and in `infos[agent]["role"]` (refreshed when bidding ends, on a redeal and at the
+end).
+
+Bidding: the first bidder is drawn by the RNG; each seat once, in seat order: `bid pass` or
+`bid 1/2/3` above the highest bid so far. `bid 3` ends bidding at once; otherwise the highest
+bidder is landlord. If all three pass, the cards are dealt again within the same episode (a new
+first bidder too). Play: the landlord leads; passing never locks a player out; after two passes
+in a row the player who made the last play leads again.
+
+## Action space
+
+One id per action (`env.unwrapped.game.catalog.table.describe()` lists the segments):
+
+| segment           | ids            | count |
+|-------------------|----------------|-------|
+| bid               | 0..3           | 4 (`bid pass`, `bid 1`, `bid 2`, `bid 3`) |
+| pass              | 4              | 1     |
+| single            | 5..19          | 15    |
+| pair              | 20..32         | 13    |
+| trio              | 33..45         | 13    |
+| trio_single       | 46..227        | 182   |
+| trio_pair         | 228..383       | 156   |
+| chain             | 384..419       | 36    |
+| pair_chain        | 420..471       | 52    |
+| airplane          | 472..516       | 45    |
+| airplane_single   | 517..23369     | 22853 |
+| airplane_pair     | 23370..26308   | 2939  |
+| four_two_single   | 26309..27634   | 1326  |
+| four_two_pair     | 27635..28492   | 858   |
+| bomb              | 28493..28505   | 13    |
+| rocket            | 28506          | 1     |
+
+A play id stands for a rank multiset, written as its sorted ranks (`"33344"`, `"BR"`); a play
+with several readings (`333444555666`: an airplane of 4, or of 3 with single kickers) has one
+id and beats the pile if any reading does. `env.action_to_str(id)` and
+`env.action_from_str("44433")` convert (in the bidding phase `"pass"` means `bid pass`).
+`env.unwrapped.game.catalog.action_features()` is a `[28507, 37]` float table describing each
+action (rank counts, kind, length, main rank, size) for policies that embed actions.
+
+## Action mask
+
+`observe(agent)["action_mask"]` (int8, 28507) marks the legal ids of the agent to move; it is
+all zeros for the others and after the end. An illegal action gets PettingZoo's standard
+treatment (as `TerminateIllegalWrapper`): the game ends, the offender gets `illegal_reward`
+(-1), the others 0, with an `IllegalMoveWarning` naming the move in card text.
+
+## Observation space
+
+`observe(agent)["observation"]`: float32 in [0, 1], seat-relative (relative seat 0 is the
+observer, 1 plays next, 2 played before it). Card groups are (15, 4) thermometers (rank row,
+column j set when the group holds more than j cards of that rank). Layout
+(`env.unwrapped.game.layout.describe()`):
+
+| field          | shape       | start | meaning |
+|----------------|-------------|-------|---------|
+| hand           | (15, 4)     | 0     | own cards |
+| kitty          | (15, 4)     | 60    | the kitty once public (else 0) |
+| unseen         | (15, 4)     | 120   | cards neither in the hand nor played (card counter) |
+| played         | (3, 15, 4)  | 180   | cards played so far per relative seat |
+| pile           | (15, 4)     | 360   | the play to beat (0 when leading) |
+| trick          | (3, 15, 4)  | 420   | each relative seat's latest play in this trick |
+| history        | (15, 15, 4) | 600   | last 15 plays/passes, most recent first |
+| phase          | (3,)        | 1500  | bidding, play, over |
+| role           | (3,)        | 1503  | own role: undecided, landlord, peasant |
+| landlord       | (3,)        | 1506  | relative seat of the landlord |
+| first_bidder   | (3,)        | 1509  | relative seat of the first bidder |
+| bids           | (3, 5)      | 1512  | per relative seat: not yet, pass, 1, 2, 3 |
+| cards_left     | (3,)        | 1527  | cards held per relative seat / 20 |
+| pile_owner     | (3,)        | 1530  | relative seat that made the pile |
+| leading        | (1,)        | 1533  | 1 when the next play starts a trick |
+| trick_pass     | (3,)        | 1534  | relative seats that passed in this trick |
+| bombs          | (1,)        | 1537  | bombs and rockets played / 14 |
+| history_seat   | (15, 3)     | 1538  | relative seat of each history entry |
+| history_pass   | (15,)       | 1583  | 1 when the history entry is a pass |
+
+## Rewards
+
+Given at the end only. `reward="score"` (default): the seed's points divided by the base 10,
+so the round is worth `bid x 2^k` units (`k` = bombs and rockets played), doubled once more
+for a spring (landlord wins and no peasant played a card) or an anti-spring (peasants win and
+the landlord made only its first play); the landlord gets `+2` or `-2` times that, each peasant
+the opposite once (zero-sum). `infos[agent]["result"]["points"]` has the unscaled points.
+`reward="win"`: `+1` to each seat of the winning side, `-1` to each of the other (not
+zero-sum). If the cards are redealt more than `max_redeals` (16) times in a row, the episode
+ends with every reward 0 (`result["outcome"] == "no bid"`): a ruling of ours that keeps every
+episode finite.
+
+## Options and extras
+
+* `reset(seed=s)` seeds the env's RNG; the same seed gives the same game.
+* `reset(options={"deal": code})` replays a deal: same hands, kitty, first bidder, and the same
+  redeals. `env.unwrapped.deal_code` is the code of the deal being played.
+* `reset(options={"hands": [h0, h1, h2], "kitty": k, "first_bidder": s})` sets a deal (17, 17,
+  17 and 3 cards as text making the whole deck; `first_bidder` optional). Adding
+  `"landlord": s, "bid": b` skips bidding; the landlord's hand then has 20 cards, the kitty
+  among them. Bad options raise `ValueError` naming the problem.
+* `env.unwrapped.view(agent)`: what that seat may see as a plain dict with cards as text (see
+  `DoudizhuGame.view`).
+* `render_mode="ansi"` returns the table as text (all hands shown), `"human"` prints it.
+
+## Arguments
+
+`doudizhu_v0.env(render_mode=None, reward="score", max_redeals=16, history_length=15,
+illegal_reward=-1.0)`; `raw_env` takes the same and skips the order-enforcing wrapper.
+
+## Version history
+
+* v0: first release (bidding, all 14 shapes, spring and anti-spring scoring, deal codes).
+"""
+
+from __future__ import annotations
+
+from pettingzoo.utils import wrappers
+
+from envs.core.aec import CardGameEnv
+from envs.doudizhu.engine import DoudizhuConfig, DoudizhuGame
+
+
+def env(**kwargs):
+    """The Dou Dizhu AEC environment, wrapped in PettingZoo's ``OrderEnforcingWrapper``."""
+    return wrappers.OrderEnforcingWrapper(raw_env(**kwargs))
+
+
+class raw_env(CardGameEnv):  # noqa: N801 (PettingZoo's name)
+    metadata = {
+        "render_modes": ["ansi", "human"],
+        "name": "doudizhu_v0",
+        "is_parallelizable": False,
+        "render_fps": 1,
+    }
+
+    def __init__(
+        self,
+        render_mode: str | None = None,
+        reward: str = "score",
+        max_redeals: int = DoudizhuConfig.max_redeals,
+        history_length: int = DoudizhuConfig.history_length,
+        illegal_reward: float = -1.0,
+    ):
+        config = DoudizhuConfig(
+            reward=reward, max_redeals=max_redeals, history_length=history_length
+        )
+        super().__init__(
+            DoudizhuGame(config),
+            render_mode=render_mode,
+            illegal_reward=illegal_reward,
+            ezpickle_kwargs={
+                "render_mode": render_mode,
+                "reward": reward,
+                "max_redeals": max_redeals,
+                "history_length": history_length,
+                "illegal_reward": illegal_reward,
+            },
+        )
+
+    def step(self, action) -> None:
+        state = self.game_state
+        stage = (state.phase, state.redeals)
+        super().step(action)
+        if (state.phase, state.redeals) != stage and not state.terminal:
+            self._refresh_infos()  # roles are known, or a redeal changed the deal

@@ -1,0 +1,81 @@
+"""The Dou Dizhu hand evaluator: fewest plays (hand-counted cases and a brute-force check),
+high cards, bombs, and the seed's bid advice."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+import pytest
+
+from envs.doudizhu.cards import PHYSICAL_RANK, UNIT, parse
+from envs.doudizhu.evaluator import HandEvaluator, HandValue, bid_for
+from envs.doudizhu.catalog import get_catalog
+from envs.doudizhu.moves import MoveGenerator
+
+EVAL = HandEvaluator()
+
+
+@pytest.mark.parametrize(
+    "hand, moves",
+    [
+        ("", 0),
+        ("3", 1),
+        ("34", 2),  # two singles
+        ("33344", 1),  # trio + pair
+        ("3456789", 1),  # one chain
+        ("3456789TJQKA", 1),
+        ("33334444", 2),  # 3333+44 then 44 (no shape holds all eight)
+        ("333444555666777", 1),  # an airplane of 5 trios
+        ("3334445556667778", 1),  # airplane 333444555666 with single kickers 7, 7, 7, 8
+        ("BR", 1),  # the rocket
+        ("B2", 2),
+        ("33445566778899", 1),  # a pair chain of 7
+        ("3344556677889", 2),  # pair chain + a single
+        ("34567BR", 2),  # chain + rocket
+    ],
+)
+def test_min_plays(hand, moves):
+    assert EVAL.min_plays(parse(hand)) == moves
+
+
+def test_min_plays_matches_breadth_first_search_on_small_hands():
+    cat = get_catalog()
+    gen = MoveGenerator(cat)
+
+    @lru_cache(maxsize=None)
+    def brute(hand: int) -> int:  # try every play, no pruning
+        if not hand:
+            return 0
+        return 1 + min(brute(hand - cat.cards[a]) for a in gen.lead(hand))
+
+    rng = np.random.default_rng(0)
+    for _ in range(120):
+        cards = rng.choice(54, int(rng.integers(1, 11)), replace=False)
+        hand = sum(UNIT[PHYSICAL_RANK[c]] for c in cards)
+        assert EVAL.min_plays(hand) == brute(hand)
+
+
+def test_value_counts_high_cards_and_bombs():
+    value = EVAL.value(parse("33334567892222BR"))
+    assert (value.high_cards, value.bombs) == (6, 3)  # 2222 + B + R; bombs 3333, 2222, rocket
+
+
+def test_seed_example_advice():
+    value = HandValue(moves=7, high_cards=3, bombs=0)
+    assert bid_for(value) == 1
+    assert value.advice(1) == "3 high cards, 0 bombs, about 7 moves -> bid 1"
+
+
+def test_bid_rule_and_the_highest_bid():
+    strong = HandValue(moves=3, high_cards=4, bombs=1)  # 4 + 2 - 3 = 3 -> bid 3
+    weak = HandValue(moves=10, high_cards=1, bombs=0)  # 1 - 10 = -9 -> pass
+    assert bid_for(strong) == 3 and bid_for(weak) == 0
+    assert bid_for(HandValue(moves=7, high_cards=4, bombs=0)) == 2  # -3
+    assert bid_for(HandValue(moves=7, high_cards=3, bombs=0), high_bid=1) == 0  # not above 1
+    assert EVAL.recommend_bid(parse("33456789TJQKA22BR"), high_bid=0) == 3
+
+
+def test_advice_text_for_a_real_hand():
+    text = EVAL.advice(parse("33456789TJQKA22BR"))
+    assert text == "4 high cards, 1 bomb, about 4 moves -> bid 3"
