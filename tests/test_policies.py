@@ -177,17 +177,17 @@ def test_players_do_not_see_hidden_cards(module):
             for i, p in enumerate(players):
                 p.seed(100 + i)
                 before.append(p.act(obs, view))
-            saved = [h for h in raw.state.hands]
-            _scramble_hidden(raw.state, seat, rng)
-            assert raw.state.hands != saved
+            saved = [h for h in raw.game_state.hands]
+            _scramble_hidden(raw.game_state, seat, rng)
+            assert raw.game_state.hands != saved
             obs2, view2 = raw.observe(agent), raw.view(seat)
             assert view2 == view
             np.testing.assert_array_equal(obs2["observation"], obs["observation"])
             for i, p in enumerate(players):
                 p.seed(100 + i)
                 assert p.act(obs2, view2) == before[i], p
-            raw.state.hands = saved
-            raw.state._legal = None
+            raw.game_state.hands = saved
+            raw.game_state._legal = None
             compared += 1
         env.step(int(rng.choice(legal)))
     assert compared == 12
@@ -230,7 +230,7 @@ def _position(case, preset="daifugo"):
     raw = env.unwrapped
     for text in case.get("moves", ()):
         env.step(raw.action_from_str(text))
-    while raw.state.current_player != 0:
+    while raw.game_state.current_player != 0:
         env.step(raw.game.catalog.pass_id)
     return env, raw
 
@@ -254,7 +254,7 @@ def test_medium_gives_back_weak_loose_cards_in_the_exchange():
     raw = env.unwrapped
     medium = policies.load("daifugo", "medium").bind(raw.game)
     given = []
-    while raw.state.phase == 0 and raw.state.current_player == 0:
+    while raw.game_state.phase == 0 and raw.game_state.current_player == 0:
         action = medium.act(raw.observe("player_0"), raw.view(0))
         given.append(raw.action_to_str(action))
         env.step(action)
@@ -289,7 +289,7 @@ def test_hand_sampler_respects_the_view():
         if term or trunc:
             env.step(None)
             continue
-        st = raw.state
+        st = raw.game_state
         seat = st.current_player
         if st.round == 1 and st.phase == 1 and st.titles[seat] == 0 and checked < 5:
             view = raw.view(seat)
@@ -317,7 +317,7 @@ def test_hard_player_replays_with_its_seed():
     env.reset(seed=2)
     raw = env.unwrapped
     hard = policies.load("daifugo", FAST_HARD).bind(raw.game)
-    obs, view = raw.observe(env.agent_selection), raw.view(raw.state.current_player)
+    obs, view = raw.observe(env.agent_selection), raw.view(raw.game_state.current_player)
     picks = []
     for _ in range(2):
         hard.seed(5)
@@ -334,13 +334,13 @@ def test_hints_cycle_through_the_ranking_and_restart_on_a_new_position():
     raw = env.unwrapped
     medium = policies.load("daifugo", "medium").bind(raw.game)
     hints = Hints(medium)
-    seat = raw.state.current_player
+    seat = raw.game_state.current_player
     obs, view = raw.observe(env.agent_selection), raw.view(seat)
     order = medium.ranked(view, policies.legal_ids(obs))
     got = [hints.next(obs, view) for _ in range(len(order) + 1)]
     assert got == order + order[:1]
     env.step(order[0])
-    seat = raw.state.current_player
+    seat = raw.game_state.current_player
     obs, view = raw.observe(env.agent_selection), raw.view(seat)
     assert hints.next(obs, view) == medium.ranked(view, policies.legal_ids(obs))[0]
     with pytest.raises(ValueError, match="cannot rank"):

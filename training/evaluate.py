@@ -170,11 +170,11 @@ def play_game(env, players: Sequence, code: str) -> dict[str, Any]:
             raise ValueError(
                 f"player {players[seat].name!r} at seat {seat} chose the illegal action {action}"
             )
-        round_before = raw.state.round if climbing else 0
+        round_before = raw.game_state.round if climbing else 0
         env.step(action)
-        if climbing and (raw.state.round != round_before):
-            places.append(list(raw.state.titles))
-    state = raw.state
+        if climbing and (raw.game_state.round != round_before):
+            places.append(list(raw.game_state.titles))
+    state = raw.game_state
     if climbing:
         return {"places": places}
     return _doudizhu_outcome(state)

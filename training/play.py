@@ -61,21 +61,21 @@ def play_match(
         except QuitGame:
             write("bye")
             return None
-        round_before = raw.state.round if climbing else None
+        round_before = raw.game_state.round if climbing else None
         if s != seat:
             move = raw.action_to_str(action)
             shown = "give ?" if move.startswith("give") else move
             write(f"{names[s]}: {shown}")
         env.step(action)
-        if climbing and raw.state.round != round_before:
+        if climbing and raw.game_state.round != round_before:
             write(_round_summary(raw))
-    scores = list(raw.state.scores) if climbing else list(raw.state.returns())
+    scores = list(raw.game_state.scores) if climbing else list(raw.game_state.returns())
     write(f"match over: scores {scores}")
     return scores
 
 
 def _round_summary(raw) -> str:
-    state = raw.state
+    state = raw.game_state
     rules = raw.game.rules
     order = sorted(range(raw.game.num_players), key=lambda s: state.titles[s])
     parts = [f"player_{s} {rules.titles[state.titles[s]]}" for s in order]
