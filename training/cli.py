@@ -62,6 +62,11 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--seed", type=int, default=0)
     ev.add_argument("--workers", type=int, default=DEFAULT_WORKERS)
     ev.add_argument("--out", default=None, help="output folder (default runs/eval/<game>-<time>)")
+    ev.add_argument(
+        "--landlord", choices=("bid", "fixed"), default="bid",
+        help="Dou Dizhu: the bidding decides the landlord (bid), or DouZero's duel (fixed): "
+        "the first player of --players is the landlord, then the roles swap",
+    )
     ev.add_argument("--no-progress", action="store_true")
     ev.set_defaults(rounds=DEFAULT_ROUNDS)
 
@@ -93,7 +98,7 @@ def _eval(args) -> int:
 
     if args.pool:
         table = args.table or evaluate.DEFAULT_TABLE[args.game]
-        lineups = evaluate.pool_lineups(args.pool, table)
+        lineups = evaluate.pool_lineups(args.pool, table, args.landlord)
     else:
         lineups = (args.players,)
     config = evaluate.EvalConfig(
@@ -105,6 +110,7 @@ def _eval(args) -> int:
         workers=args.workers,
         rules=tuple(args.rule),
         progress=not args.no_progress,
+        landlord=args.landlord,
     )
     start = time.perf_counter()
     records = evaluate.run(config)

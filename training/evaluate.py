@@ -11,13 +11,17 @@ Figures (each with a 95% interval over deals, :mod:`training.stats`):
 - Daifugo / President: mean points per round, the distribution of places, first-place share;
   for every two players of a lineup, the per-deal difference of their mean points;
 - Dou Dizhu: WP (share of games won) and ADP (average points per game, counted once per side:
-  the peasants' points, or the landlord's halved) for each player on each side, as in the
-  DouZero paper;
+  the peasants' points, or the landlord's halved, in units of bid x multiplier) for each
+  player on each side, as in the DouZero paper; for every two players, the games where one
+  is the landlord and the other holds both peasant seats: the first one's WP and the ADP
+  difference (the duel mode, ``landlord="fixed"``, plays exactly those games);
 - a ladder: Elo ratings (Bradley-Terry over who placed higher at a table; Dou Dizhu: which
   side won) with bootstrap intervals, over every player of the tournament.
 
 ``pool`` mode plays, for every two players of a pool, the lineup that alternates them around
 the table (``A B A B``), so the ladder and the pairwise figures cover the whole pool.
+
+Dou Dizhu deals where every bid passed (the engine ends them unscored) count for nobody.
 
 Results: a terminal table (:func:`format_report`), ``summary.json``, ``results.csv`` and
 ``ladder.png`` (:func:`write_outputs`).
@@ -58,6 +62,7 @@ STREAM_DEALS = 0
 STREAM_PLAYERS = 1
 STREAM_LADDER = 2
 LANDLORD, PEASANTS = "landlord", "peasants"
+LANDLORD_MODES = ("bid", "fixed")
 
 
 @dataclass(frozen=True)
@@ -74,6 +79,10 @@ class EvalConfig:
     rules: tuple[tuple[str, Any], ...] = ()
     """house-rule switches for the env, as ``(name, value)`` pairs"""
     progress: bool = True
+    landlord: str = "bid"
+    """Dou Dizhu: ``"bid"`` (the bidding decides; lineups rotate over the seats) or
+    ``"fixed"`` (DouZero's duel: seat 0 of the lineup is the landlord with the deal's first
+    bidder's cards and the kitty, bid 1; a lineup ``A B B`` is also played as ``B A A``)"""
 
     def __post_init__(self) -> None:
         if self.game not in ENV_MODULES:
@@ -89,6 +98,10 @@ class EvalConfig:
             raise ValueError(f"deals must be at least 1, got {self.deals}")
         if self.workers < 1:
             raise ValueError(f"workers must be at least 1, got {self.workers}")
+        if self.landlord not in LANDLORD_MODES:
+            raise ValueError(f"landlord must be one of {LANDLORD_MODES}, got {self.landlord!r}")
+        if self.landlord == "fixed" and self.game != "doudizhu":
+            raise ValueError("landlord='fixed' is a Dou Dizhu mode")
         if self.rounds is not None and self.rounds < 1:
             raise ValueError(f"rounds must be at least 1, got {self.rounds}")
 
@@ -102,11 +115,16 @@ class EvalConfig:
         return list(dict.fromkeys(spec for lineup in self.lineups for spec in lineup))
 
 
-def pool_lineups(pool: Sequence[str], table_size: int) -> tuple[tuple[str, ...], ...]:
-    """For every two players of ``pool``, the lineup that alternates them (``A B A B``)."""
+def pool_lineups(
+    pool: Sequence[str], table_size: int, landlord: str = "bid"
+) -> tuple[tuple[str, ...], ...]:
+    """For every two players of ``pool``, the lineup that alternates them (``A B A B``); in
+    the Dou Dizhu duel (``landlord="fixed"``) ``A B B``, which is played as ``B A A`` too."""
     pool = list(dict.fromkeys(pool))
     if len(pool) < 2:
         raise ValueError(f"a pool needs at least two distinct players, got {pool}")
+    if landlord == "fixed":
+        return tuple((a, b, b) for a, b in itertools.combinations(pool, 2))
     return tuple(
         tuple(a if seat % 2 == 0 else b for seat in range(table_size))
         for a, b in itertools.combinations(pool, 2)
@@ -131,6 +149,17 @@ def deal_codes(game_obj, seed: int, deals: Sequence[int]) -> list[str]:
     ]
 
 
+def arrangements(lineup: Sequence[str], landlord: str = "bid") -> list[tuple[int, ...]]:
+    """The seatings of a lineup, each as ``slot_of_seat``: the distinct rotations, or in the
+    Dou Dizhu duel the lineup as given plus, for ``A B B``, the swap ``B A A``."""
+    if landlord != "fixed":
+        return rotations(lineup)
+    out = [tuple(range(len(lineup)))]
+    if len(set(lineup[1:])) == 1 and lineup[0] != lineup[1]:
+        out.append((1,) + (0,) * (len(lineup) - 1))
+    return out
+
+
 def rotations(lineup: Sequence[str]) -> list[tuple[int, ...]]:
     """Distinct cyclic rotations as ``slot_of_seat`` tuples: at rotation ``r`` seat ``s`` is
     played by slot ``(s - r) % n``; rotations that seat the same specs again are dropped."""
@@ -148,10 +177,30 @@ def rotations(lineup: Sequence[str]) -> list[tuple[int, ...]]:
 # -- playing ---------------------------------------------------------------------------------
 
 
-def play_game(env, players: Sequence, code: str) -> dict[str, Any]:
-    """Play one match of the deal ``code`` with ``players[seat]``; the outcome as plain
-    values (Daifugo/President: places per round; Dou Dizhu: landlord, winner, scores)."""
-    env.reset(options={"deal": code})
+def duel_options(game_obj, code: str) -> dict[str, Any]:
+    """Reset options that seat the deal ``code``'s first bidder as landlord at seat 0 (bid 1,
+    the kitty in its hand) and the next seats after it at seats 1 and 2."""
+    from envs.doudizhu.cards import format_cards
+
+    state = game_obj.new_state(np.random.default_rng(0), {"deal": code})
+    first = state.first_bidder
+    order = [(first + k) % len(state.hands) for k in range(len(state.hands))]
+    hands = [state.hands[s] for s in order]
+    hands[0] += state.kitty
+    return {
+        "hands": [format_cards(h) for h in hands],
+        "kitty": format_cards(state.kitty),
+        "landlord": 0,
+        "bid": 1,
+        "first_bidder": 0,
+    }
+
+
+def play_game(env, players: Sequence, code: str, options: dict | None = None) -> dict[str, Any]:
+    """Play one match of the deal ``code`` (or of reset ``options``) with ``players[seat]``;
+    the outcome as plain values (Daifugo/President: places per round; Dou Dizhu: landlord
+    and returns)."""
+    env.reset(seed=0, options=options or {"deal": code})
     raw = env.unwrapped
     game = raw.game
     seat_of = {agent: i for i, agent in enumerate(raw.possible_agents)}
@@ -196,18 +245,27 @@ def _run_chunk(config: EvalConfig, lineup_index: int, deals: list[int]) -> list[
     env = make_env(config.game, config.table_size, config.rounds, dict(config.rules))
     env.reset(seed=config.seed)
     codes = deal_codes(env.unwrapped.game, config.seed, deals)
-    players = [policies.load(config.game, spec) for spec in lineup]
+    seatings = arrangements(lineup, config.landlord)
+    # one player per (seat, slot) in use, so no two seats share a random stream
+    players = {
+        (seat, slot): policies.load(config.game, lineup[slot])
+        for slots in seatings
+        for seat, slot in enumerate(slots)
+    }
     records = []
     for deal, code in zip(deals, codes):
-        for rot, slots in enumerate(rotations(lineup)):
+        options = duel_options(env.unwrapped.game, code) if config.landlord == "fixed" else None
+        for rot, slots in enumerate(seatings):
             seated = []
             for seat, slot in enumerate(slots):
-                player = players[slot]
+                player = players[seat, slot]
                 player.seed(
-                    np.random.SeedSequence([config.seed, STREAM_PLAYERS, lineup_index, deal, rot, slot])
+                    np.random.SeedSequence(
+                        [config.seed, STREAM_PLAYERS, lineup_index, deal, rot, seat, slot]
+                    )
                 )
                 seated.append(player)
-            outcome = play_game(env, seated, code)
+            outcome = play_game(env, seated, code, options)
             records.append(
                 {
                     "lineup": lineup_index,
@@ -377,42 +435,76 @@ def _ladder(report, config, labels, wins) -> None:
 
 def _doudizhu_figures(report, config, records, labels) -> None:
     index = {label: i for i, label in enumerate(labels)}
+    keys = [(label, side) for label in labels for side in (LANDLORD, PEASANTS)]
+    wp: dict = {key: [] for key in keys}
+    adp: dict = {key: [] for key in keys}
+    duels = {pair: ([], []) for pair in itertools.combinations(labels, 2)}
+    # per pair, the first one's wins as landlord and as peasants (games, not deals)
+    by_role = {pair: {LANDLORD: [], PEASANTS: []} for pair in duels}
     deals = _by_deal(records)
-    wp = {(label, side): [] for label in labels for side in (LANDLORD, PEASANTS)}
-    adp = {(label, side): [] for label in labels for side in (LANDLORD, PEASANTS)}
     wins = np.zeros((len(deals), len(labels), len(labels)))
-    for d, (deal, recs) in enumerate(sorted(deals.items())):
-        won = {key: [] for key in wp}
-        pts = {key: [] for key in adp}
+    for d, (_deal, recs) in enumerate(sorted(deals.items())):
+        won = {key: [] for key in keys}
+        pts = {key: [] for key in keys}
+        duel = {pair: ([], []) for pair in duels}
         for rec in recs:
             landlord = rec["landlord"]
             if landlord is None:
-                continue
-            returns = rec["returns"]
-            side_points = returns[landlord] / 2
-            landlord_won = returns[landlord] > 0
-            for seat, label in enumerate(rec["seats"]):
-                side = LANDLORD if seat == landlord else PEASANTS
-                if side == PEASANTS and label in rec["seats"][:seat]:
-                    continue  # one record per side
-                sign = 1 if side == LANDLORD else -1
-                won[label, side].append(float(landlord_won == (side == LANDLORD)))
-                pts[label, side].append(sign * side_points)
-            ll = rec["seats"][landlord]
-            for seat, label in enumerate(rec["seats"]):
-                if seat != landlord and label != ll:
-                    a, b = (ll, label) if landlord_won else (label, ll)
-                    wins[d, index[a], index[b]] += 1
-        for key in wp:
+                continue  # every bid passed: no game
+            # points per side: the peasants' points, or the landlord's halved (DouZero's ADP)
+            landlord_points = rec["returns"][landlord] / 2
+            landlord_won = landlord_points > 0
+            boss = rec["seats"][landlord]
+            peasants = {label for seat, label in enumerate(rec["seats"]) if seat != landlord}
+            for label, side in [(boss, LANDLORD)] + [(p, PEASANTS) for p in peasants]:
+                mine = landlord_won == (side == LANDLORD)
+                won[label, side].append(float(mine))
+                pts[label, side].append(landlord_points if side == LANDLORD else -landlord_points)
+            for label in peasants - {boss}:
+                a, b = (boss, label) if landlord_won else (label, boss)
+                wins[d, index[a], index[b]] += 1
+            if len(peasants) == 1 and boss not in peasants:
+                (peasant,) = peasants
+                for pair in duel:
+                    if set(pair) == {boss, peasant}:
+                        sign = 1 if pair[0] == boss else -1
+                        duel[pair][0].append(float(landlord_won == (sign > 0)))
+                        duel[pair][1].append(sign * 2 * landlord_points)
+                        role = LANDLORD if sign > 0 else PEASANTS
+                        by_role[pair][role].append(float(landlord_won == (sign > 0)))
+        for key in keys:
             if won[key]:
                 wp[key].append(float(np.mean(won[key])))
                 adp[key].append(float(np.mean(pts[key])))
+        for pair, (w, x) in duel.items():
+            if w:
+                duels[pair][0].append(float(np.mean(w)))
+                duels[pair][1].append(float(np.mean(x)))
     for label in labels:
         entry = {}
         for side in (LANDLORD, PEASANTS):
             if wp[label, side]:
-                entry[side] = {"WP": _ci(wp[label, side]), "ADP": _ci(adp[label, side]), "deals": len(wp[label, side])}
+                entry[side] = {
+                    "WP": _ci(wp[label, side]),
+                    "ADP": _ci(adp[label, side]),
+                    "deals": len(wp[label, side]),
+                }
         report.players[label] = entry
+    for (a, b), (w, x) in duels.items():
+        if len(w) > 1:
+            share = _ci(w)
+            pair = _pair(-1, a, b, "ADP", x)
+            pair["WP_a"] = share
+            for role, games in by_role[a, b].items():
+                if games:
+                    pair[f"WP_a_as_{role}"] = float(np.mean(games))
+            if share["low"] > 0.5:
+                pair["verdict"] = f"{a} > {b}"
+            elif share["high"] < 0.5:
+                pair["verdict"] = f"{b} > {a}"
+            else:
+                pair["verdict"] = "no significant difference"
+            report.pairs.append(pair)
     _ladder(report, config, labels, wins)
 
 
@@ -456,10 +548,23 @@ def format_report(report: Report) -> str:
             for side, p in sides.items():
                 lines.append(f"{label:<34}{side:<10}{_fmt(p['WP']):>16}{_fmt(p['ADP'], 2):>18}")
     if report.pairs:
-        head = f"{'a':<26}{'b':<26}{'a - b':>18}  verdict (95%)"
+        duel = cfg["game"] not in CLIMBING
+        head = f"{'a':<26}{'b':<26}{'a - b':>18}" + (f"{'WP of a':>16}" if duel else "")
+        head += "  verdict (95%)"
         lines += ["", head, "-" * len(head)]
         for pr in report.pairs:
-            lines.append(f"{pr['a']:<26}{pr['b']:<26}{_fmt(pr, 3):>18}  {pr['verdict']}")
+            wp = f"{_fmt(pr['WP_a']):>16}" if duel else ""
+            lines.append(f"{pr['a']:<26}{pr['b']:<26}{_fmt(pr, 3):>18}{wp}  {pr['verdict']}")
+        if duel:
+            lines.append("(games where one of them is the landlord and the other both peasants; "
+                         "a - b: points per game, in units of bid x multiplier)")
+            for pr in report.pairs:
+                roles = ", ".join(
+                    f"as {role} {pr[f'WP_a_as_{role}']:.3f}"
+                    for role in (LANDLORD, PEASANTS)
+                    if f"WP_a_as_{role}" in pr
+                )
+                lines.append(f"  WP of {pr['a']} against {pr['b']}: {roles}")
     if report.ladder:
         head = f"{'rank':<6}{'player':<34}{'Elo':>8}  95% interval"
         lines += ["", head, "-" * len(head)]
@@ -496,6 +601,11 @@ def _csv_rows(report: Report):
                 yield ("player", label, side, "ADP", *_triple(s["ADP"]))
     for pr in report.pairs:
         yield ("pair", pr["a"], pr["b"], pr["metric"], *_triple(pr))
+        if "WP_a" in pr:
+            yield ("pair", pr["a"], pr["b"], "WP of a", *_triple(pr["WP_a"]))
+            for role in (LANDLORD, PEASANTS):
+                if f"WP_a_as_{role}" in pr:
+                    yield ("pair", pr["a"], pr["b"], f"WP of a as {role}", pr[f"WP_a_as_{role}"], "", "")
     for row in report.ladder:
         yield ("ladder", row["player"], "", "elo", row["elo"], row["low"], row["high"])
 

@@ -24,26 +24,20 @@ Every random draw comes from the player's seeded generator, so a seeded match re
 
 from __future__ import annotations
 
-import math
 import random
 import time
-
-import numpy as np
 
 from envs.core.bits import bit_list
 from envs.daifugo.engine import PHASE_PLAY, cards_within
 
 from ..base import legal_ids
+from ..montecarlo import DEFAULT_SWITCH_Z, check_budget, paired_pick
 from .hand import JOKER_STRENGTH, SET, SINGLE, STRONG_FROM
 from envs.daifugo.cards import JOKER_RANK
 from .heuristic import PHASE_EXCHANGE, MediumPlayer
 
 DEFAULT_ROLLOUTS = 100
 DEFAULT_CANDIDATES = 6
-#: a candidate replaces the medium choice only when better by this many standard errors
-DEFAULT_SWITCH_Z = 1.5
-#: fewer playouts per candidate than this: keep the medium choice
-MIN_SAMPLES = 3
 #: rollout policy: chance of a uniformly random legal move
 ROLLOUT_EPSILON = 0.1
 #: rollout policy: chance of holding back a strong card (A, 2, joker) while the hand is long
@@ -218,18 +212,9 @@ class HardPlayer(MediumPlayer):
         **weights,
     ):
         super().__init__(seed, **weights)
-        if int(rollouts) < 1:
-            raise ValueError(f"rollouts must be at least 1, got {rollouts!r}")
-        if float(time_ms) < 0:
-            raise ValueError(f"time_ms must be >= 0, got {time_ms!r}")
-        if int(candidates) < 1:
-            raise ValueError(f"candidates must be at least 1, got {candidates!r}")
-        self.rollouts = int(rollouts)
-        self.time_ms = float(time_ms)
-        self.candidates = int(candidates)
-        if float(switch_z) < 0:
-            raise ValueError(f"switch_z must be >= 0, got {switch_z!r}")
-        self.switch_z = float(switch_z)
+        self.rollouts, self.time_ms, self.candidates, self.switch_z = check_budget(
+            rollouts, time_ms, candidates, switch_z
+        )
 
     def bind(self, game) -> HardPlayer:
         if game is not self.game:
@@ -272,19 +257,4 @@ class HardPlayer(MediumPlayer):
             done += len(candidates)
             if deadline is not None and time.perf_counter() > deadline:
                 break
-        return candidates[self.pick(values)]
-
-    def pick(self, values: list[list[float]]) -> int:
-        """Index of the chosen candidate given each one's playout values (index 0: the
-        medium player's choice, kept unless beaten significantly)."""
-        base = np.asarray(values[0], dtype=float)
-        if base.size < MIN_SAMPLES:
-            return 0
-        best, best_gain = 0, 0.0
-        for i in range(1, len(values)):
-            diff = np.asarray(values[i], dtype=float) - base
-            gain = float(diff.mean())
-            se = float(diff.std(ddof=1)) / math.sqrt(diff.size)
-            if gain > best_gain and gain > self.switch_z * se:
-                best, best_gain = i, gain
-        return best
+        return candidates[paired_pick(values, self.switch_z)]
