@@ -66,7 +66,7 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
         key, eq, value = part.partition("=")
         if not eq or not key:
             raise ValueError(f"player spec {spec!r}: knob {part!r} is not key=value")
-        knobs[key.strip()] = _knob_value(value.strip())
+        knobs[key.strip()] = knob_value(value.strip())
     return name, knobs
 
 
@@ -150,7 +150,8 @@ def _load_checkpoint(path: str, game: str, seed: int | None, knobs: dict) -> Pla
     return player
 
 
-def _knob_value(text: str) -> Any:
+def knob_value(text: str) -> Any:
+    """A knob or switch value from text: ``true``/``false``, an int, a float, else the text."""
     lowered = text.lower()
     if lowered in ("true", "false"):
         return lowered == "true"

@@ -221,8 +221,6 @@ MEDIUM_CASES = [
 
 
 def _position(case, preset="daifugo"):
-    from tests.daifugo_helpers import game_for  # noqa: F401  (keeps one game per config)
-
     players = len(case["hands"])
     module = daifugo_v0 if preset == "daifugo" else president_v0
     env = module.env(players=players, rounds=1)

@@ -22,12 +22,12 @@ def _specs(text: str) -> tuple[str, ...]:
 
 
 def _rule(text: str) -> tuple[str, object]:
-    from policies.registry import _knob_value
+    from policies.registry import knob_value
 
     name, eq, value = text.partition("=")
     if not eq or not name:
         raise argparse.ArgumentTypeError(f"--rule needs NAME=VALUE, got {text!r}")
-    return name.strip(), _knob_value(value.strip())
+    return name.strip(), knob_value(value.strip())
 
 
 def _add_common(p: argparse.ArgumentParser) -> None:

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from envs.daifugo.cards import JOKER_RANK, NUM_RANKS, NUM_SUITS, RANK_2, RANK_3, RANK_8
-from envs.daifugo.catalog import GIVE, PASS, RUN, SET, SINGLE
+from envs.daifugo.cards import JOKER_RANK, NUM_RANKS, RANK_8
+from envs.daifugo.catalog import GIVE, PASS, SET
 from envs.daifugo.rules import MIN_RUN, REVOLUTION_SIZE
 
 TOP_RANK = NUM_RANKS - 1
@@ -135,13 +135,6 @@ def count_groups(shape: HandShape, runs: bool, suited_runs: bool) -> int:
     return best
 
 
-def controls(shape: HandShape, reversed_: bool, eight_cut: bool) -> int:
-    """Cards that retake the lead: jokers, the top number of the order in force and, with the
-    eight cut, 8s."""
-    top = RANK_3 if reversed_ else RANK_2
-    return shape.jokers + shape.counts[top] + (shape.counts[RANK_8] if eight_cut else 0)
-
-
 def revolution_gain(shape: HandShape, reversed_: bool) -> int:
     """How much stronger the hand's real cards get if the order turns over (negative: weaker):
     the seed's tip, a revolution is worth it with many weak cards and few strong ones."""
@@ -165,20 +158,3 @@ def is_control_move(game, facts: MoveFacts, action: int, reversed_: bool) -> boo
         or facts.eight[action]
     )
 
-
-__all__ = [
-    "GIVE",
-    "JOKER_STRENGTH",
-    "PASS",
-    "RUN",
-    "SET",
-    "SINGLE",
-    "STRONG_FROM",
-    "HandShape",
-    "MoveFacts",
-    "controls",
-    "count_groups",
-    "is_control_move",
-    "revolution_gain",
-    "strength",
-]

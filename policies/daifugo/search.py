@@ -28,12 +28,13 @@ import random
 import time
 
 from envs.core.bits import bit_list
+from envs.daifugo.cards import JOKER_RANK
+from envs.daifugo.catalog import SET, SINGLE
 from envs.daifugo.engine import PHASE_PLAY, cards_within
 
 from ..base import legal_ids
 from ..montecarlo import DEFAULT_SWITCH_Z, check_budget, paired_pick
-from .hand import JOKER_STRENGTH, SET, SINGLE, STRONG_FROM
-from envs.daifugo.cards import JOKER_RANK
+from .hand import STRONG_FROM
 from .heuristic import PHASE_EXCHANGE, MediumPlayer
 
 DEFAULT_ROLLOUTS = 100
@@ -83,7 +84,6 @@ class RolloutPolicy:
         self.strong = tuple(
             tuple(
                 facts.top[rev][a] >= STRONG_FROM or cat.njokers[a] > 0
-                or facts.top[rev][a] == JOKER_STRENGTH
                 for a in range(cat.size)
             )
             for rev in (0, 1)
