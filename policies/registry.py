@@ -144,8 +144,13 @@ def _load_checkpoint(path: str, game: str, seed: int | None, knobs: dict) -> Pla
                 "which this tree does not have yet"
             ) from err
         raise
-    player = neural.load(path, game, **knobs)
-    if seed is not None and hasattr(player, "seed"):
+    player = neural.load(path, game, **knobs) if knobs else neural.load(path, game)
+    if not isinstance(player, Player):
+        raise ValueError(
+            f"policies.neural.load({path!r}, {game!r}) returned {type(player).__name__}, "
+            "not a policies.base.Player"
+        )
+    if seed is not None:
         player.seed(seed)
     return player
 

@@ -343,3 +343,29 @@ def test_hints_cycle_through_the_ranking_and_restart_on_a_new_position():
     assert hints.next(obs, view) == medium.ranked(view, policies.legal_ids(obs))[0]
     with pytest.raises(ValueError, match="cannot rank"):
         Hints(policies.load("daifugo", "random"))
+
+
+def test_checkpoint_paths_go_to_policies_neural(monkeypatch):
+    """A path is handed to policies.neural.load(path, game), whatever that module is."""
+    import sys
+    import types
+
+    calls = []
+
+    class Stub(policies.Player):
+        def act(self, observation, view):
+            return policies.legal_ids(observation)[0]
+
+    def load(path, game, **knobs):
+        calls.append((path, game, knobs))
+        return Stub()
+
+    monkeypatch.setitem(sys.modules, "policies.neural", types.SimpleNamespace(load=load))
+    player = policies.load("president", "runs/ckpt/model.pt", seed=3, temperature=0.5)
+    assert isinstance(player, Stub) and player.name == "runs/ckpt/model.pt"
+    assert calls == [("runs/ckpt/model.pt", "president", {"temperature": 0.5})]
+    monkeypatch.setitem(
+        sys.modules, "policies.neural", types.SimpleNamespace(load=lambda path, game: object())
+    )
+    with pytest.raises(ValueError, match="not a policies.base.Player"):
+        policies.load("daifugo", "model.pt")
