@@ -9,11 +9,16 @@ Prints
     action mask computed every step (``env.last()``; target >= 15,000 steps/s). The random agent
     samples from the mask with ``np.flatnonzero(mask.view(bool))``, ten times faster than on the
     int8 mask itself.
+
+Random moves are drawn with ``random.Random.randrange`` (as in :mod:`benchmarks.daifugo` and
+:mod:`benchmarks.compare` for the peers), not numpy's ``Generator.integers``, whose per-call cost
+(about a microsecond) would be counted as engine time; the deals still come from numpy.
 """
 
 from __future__ import annotations
 
 import argparse
+import random
 import time
 
 import numpy as np
@@ -55,29 +60,35 @@ def bench_legal_moves(count: int, seed: int) -> dict[str, float]:
     }
 
 
-def bench_engine(seconds: float, seed: int) -> dict[str, float]:
+def bench_engine(seconds: float, seed: int, game=None) -> dict[str, float]:
+    """Random play through the engine for ``seconds``; ``game`` reuses a ``DoudizhuGame`` (and
+    its move generator's tables) instead of making a new one."""
     from envs.doudizhu.engine import DoudizhuGame
 
-    game = DoudizhuGame()
+    game = game or DoudizhuGame()
     rng = np.random.default_rng(seed)
+    pick = random.Random(seed)
     steps = games = 0
     start = time.perf_counter()
     while time.perf_counter() - start < seconds:
         state = game.new_state(rng)
         while not state.terminal:
             legal = state.legal_actions()
-            state.apply(legal[int(rng.integers(len(legal)))])
+            state.apply(legal[pick.randrange(len(legal))])
             steps += 1
         games += 1
     elapsed = time.perf_counter() - start
     return {"steps_per_s": steps / elapsed, "games_per_s": games / elapsed}
 
 
-def bench_env(seconds: float, seed: int) -> dict[str, float]:
+def bench_env(seconds: float, seed: int, wrapped: bool = True, env=None) -> dict[str, float]:
+    """``doudizhu_v0.env()`` in random play, or ``raw_env()`` (no PettingZoo order-enforcing
+    wrapper) when ``wrapped`` is false; ``env`` reuses an env made earlier."""
     from envs import doudizhu_v0
 
-    env = doudizhu_v0.env()
-    rng = np.random.default_rng(seed)
+    if env is None:
+        env = doudizhu_v0.env() if wrapped else doudizhu_v0.raw_env()
+    pick = random.Random(seed)
     env.reset(seed=seed)
     steps = games = 0
     start = time.perf_counter()
@@ -89,7 +100,7 @@ def bench_env(seconds: float, seed: int) -> dict[str, float]:
                 action = None
             else:
                 legal = np.flatnonzero(obs["action_mask"].view(bool))
-                action = int(legal[rng.integers(len(legal))])
+                action = int(legal[pick.randrange(len(legal))])
             env.step(action)
             steps += 1
         games += 1

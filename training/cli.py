@@ -44,7 +44,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     parser = argparse.ArgumentParser(prog="climbrl", description="climbrl command line")
     sub = parser.add_subparsers(dest="command", required=True)
-    sub.add_parser("bench", help="print environment speed figures")
+    bench_parser = sub.add_parser("bench", help="print environment speed figures")
+    bench_parser.add_argument("--compare", action="store_true",
+                              help="side by side with RLCard, DouZero and OpenSpiel "
+                                   "(benchmarks.compare; its options follow)")
 
     ev = sub.add_parser(
         "eval",
@@ -82,7 +85,10 @@ def main(argv=None) -> int:
     parser = build_parser()
     args, rest = parser.parse_known_args(argv)
     if args.command == "bench":
-        from benchmarks.daifugo import main as bench
+        if args.compare:
+            from benchmarks.compare import main as bench
+        else:
+            from benchmarks.daifugo import main as bench
 
         bench(rest)
         return 0

@@ -17,7 +17,7 @@ from gymnasium import spaces
 from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 
-from .game import Game, State
+from .game import Game, IllegalActionError, State
 
 
 class IllegalMoveWarning(UserWarning):
@@ -105,12 +105,14 @@ class CardGameEnv(AECEnv, EzPickle):
         if self._rewarded:
             self._clear_rewards()
             self._rewarded = False
-        legal = state.legal_actions()
         action = int(action)
-        if action not in legal:
+        try:
+            # both engines raise IllegalActionError before changing anything, so one call
+            # validates and plays, without copying and scanning the legal list first
+            rewards = state.apply(action)
+        except IllegalActionError:
             self._illegal(agent, action)
             return
-        rewards = state.apply(action)
         if rewards is not None:
             for name, r in zip(self.possible_agents, rewards):
                 if name in self.rewards:

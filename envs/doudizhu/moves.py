@@ -25,7 +25,7 @@ from .cards import (
     RED_JOKER,
     UNIT,
 )
-from .catalog import SPECS, Catalog, Kind, single_kicker_sets
+from .catalog import ROCKET_CARDS, SPECS, Catalog, Kind, single_kicker_sets
 
 _BYTE_HIGH = 0x80
 _GUARD = sum(_BYTE_HIGH * u for u in UNIT)
@@ -34,6 +34,10 @@ _AT_LEAST = tuple(sum((_BYTE_HIGH - k) * u for u in UNIT) for k in range(max(COP
 _FLAG = tuple(_BYTE_HIGH * u for u in UNIT)
 """``_FLAG[r]``: the guard bit of rank ``r``."""
 _RANGE = range(NUM_RANKS)
+_ABOVE = {main: sum(_FLAG[main + 1 :]) for main in range(-1, NUM_RANKS)}
+"""``_ABOVE[main]``: guard bits of the ranks above ``main`` (``-1``: every rank)."""
+_ROCKET_BYTES = 0xFF * (UNIT[BLACK_JOKER] + UNIT[RED_JOKER])
+"""The joker bytes of a packed hand (``hand & _ROCKET_BYTES == ROCKET_CARDS``: both jokers)."""
 
 
 def rank_mask(hand: int, at_least: int) -> int:
@@ -57,6 +61,10 @@ def _two_singles(c: bytes, ranks: list[int]) -> list[int]:
 
 def _run_flags(start: int, length: int) -> int:
     return sum(_FLAG[r] for r in range(start, start + length))
+
+
+_RUNS_OF_FOUR = tuple(_run_flags(s, 4) for s in range(CHAIN_RANKS - 3))
+"""Guard flags of every run of four chain ranks (a trio run that long may read two ways)."""
 
 
 class MoveGenerator:
@@ -97,10 +105,13 @@ class MoveGenerator:
         """``_by_mask[width][mask]``: the body-only plays of width ``width`` (see ``_fill``)."""
         self._planes: dict[int, tuple[list[tuple[int, int]], bool]] = {}
         self._kicker_sets: dict[tuple, list[int]] = {}
+        self._body_of_width = {1: self._single, 2: self._pair, 3: self._trio, 4: self._bomb}
+        self._rank_bodies: dict[int, dict[int, list[int]]] = {w: {} for w in self._body_of_width}
+        """``_rank_bodies[width][mask]``: single-rank bodies of ``width`` cards (replies)."""
         self._reply_kind = {
-            Kind.SINGLE: self._reply_single,
-            Kind.PAIR: self._reply_pair,
-            Kind.TRIO: self._reply_trio,
+            Kind.SINGLE: self._reply_rank,
+            Kind.PAIR: self._reply_rank,
+            Kind.TRIO: self._reply_rank,
             Kind.TRIO_SINGLE: self._trio_singles,
             Kind.TRIO_PAIR: self._trio_pairs,
             Kind.CHAIN: self._reply_chain,
@@ -192,7 +203,7 @@ class MoveGenerator:
             for length, start, flags, _ in self._chains[Kind.AIRPLANE_SINGLE]
             if m3 & flags == flags
         ]
-        dup = any(m3 & _run_flags(s, 4) == _run_flags(s, 4) for s in range(CHAIN_RANKS - 3))
+        dup = any(m3 & run == run for run in _RUNS_OF_FOUR)
         self._planes[m3] = (rows, dup)
         return rows, dup
 
@@ -246,37 +257,48 @@ class MoveGenerator:
 
     def replies(self, hand: int, pile: int) -> list[int]:
         """Every play of ``hand`` that beats the play ``pile`` (pass not included)."""
-        cat = self.catalog
         if pile == self._rocket:
             return []
-        c = hand.to_bytes(NUM_RANKS, "little")
+        cat = self.catalog
         bomb_main = cat.bomb_main[pile]
-        out: list[int] = []
         if bomb_main < 0:
             readings = cat.readings[pile]
-            for kind, length, main in readings:
-                out += self._reply_kind[kind](c, hand, kind, length, main)
-            if len(readings) > 1 or readings[0].kind == Kind.AIRPLANE_SINGLE:
+            if len(readings) == 1:
+                kind, length, main = readings[0]
+                out = self._reply_kind[kind](hand, kind, length, main)
+                if kind == Kind.AIRPLANE_SINGLE:
+                    out = list(dict.fromkeys(out))
+            else:
+                out = []
+                for kind, length, main in readings:
+                    out += self._reply_kind[kind](hand, kind, length, main)
                 out = list(dict.fromkeys(out))
-        bomb = self._bomb
-        out += [bomb[r] for r in range(bomb_main + 1, NUMBER_RANKS) if c[r] == 4]
-        if c[BLACK_JOKER] and c[RED_JOKER]:
+        else:
+            out = []
+        m4 = (hand + _AT_LEAST[4]) & _GUARD & _ABOVE[bomb_main]
+        if m4:
+            out += self._bodies(4, m4)
+        if hand & _ROCKET_BYTES == ROCKET_CARDS:
             out.append(self._rocket)
         return out
 
-    def _reply_single(self, c, hand, kind, length, main):
-        single = self._single
-        return [single[r] for r in range(main + 1, NUM_RANKS) if c[r]]
+    def _bodies(self, width: int, mask: int) -> list[int]:
+        """Single-rank bodies (singles, pairs, trios, bombs) of ``width`` cards for the ranks of
+        ``mask``, from a per-mask table filled on first use (shared: callers copy)."""
+        table = self._rank_bodies[width]
+        ids = table.get(mask)
+        if ids is None:
+            body = self._body_of_width[width]
+            ids = table[mask] = [body[r] for r in _RANGE if mask & _FLAG[r]]
+        return ids
 
-    def _reply_pair(self, c, hand, kind, length, main):
-        pair = self._pair
-        return [pair[r] for r in range(main + 1, NUMBER_RANKS) if c[r] >= 2]
+    def _reply_rank(self, hand, kind, length, main):
+        """Singles, pairs or trios above ``main``: one masked table lookup."""
+        width = SPECS[kind].width
+        mask = (hand + _AT_LEAST[width]) & _GUARD & _ABOVE[main]
+        return self._bodies(width, mask)[:] if mask else []
 
-    def _reply_trio(self, c, hand, kind, length, main):
-        trio = self._trio
-        return [trio[r] for r in range(main + 1, NUMBER_RANKS) if c[r] >= 3]
-
-    def _reply_chain(self, c, hand, kind, length, main):
+    def _reply_chain(self, hand, kind, length, main):
         mask = rank_mask(hand, SPECS[kind].width)
         return [
             rid
@@ -284,7 +306,8 @@ class MoveGenerator:
             if n == length and start > main and mask & flags == flags
         ]
 
-    def _trio_singles(self, c, hand, kind, length, main, singles=True):
+    def _trio_singles(self, hand, kind, length, main, singles=True):
+        c = hand.to_bytes(NUM_RANKS, "little")
         present = [r for r in _RANGE if c[r]]
         pairs = [r for r in present if c[r] >= 2]
         out: list[int] = []
@@ -293,10 +316,11 @@ class MoveGenerator:
                 self._trio_kickers(t, present, pairs, out, singles, not singles)
         return out
 
-    def _trio_pairs(self, c, hand, kind, length, main):
-        return self._trio_singles(c, hand, kind, length, main, singles=False)
+    def _trio_pairs(self, hand, kind, length, main):
+        return self._trio_singles(hand, kind, length, main, singles=False)
 
-    def _four_singles(self, c, hand, kind, length, main, singles=True):
+    def _four_singles(self, hand, kind, length, main, singles=True):
+        c = hand.to_bytes(NUM_RANKS, "little")
         present = [r for r in _RANGE if c[r]]
         pairs = [r for r in present if c[r] >= 2]
         out: list[int] = []
@@ -305,10 +329,11 @@ class MoveGenerator:
                 self._four_kickers(c, q, present, pairs, out, singles, not singles)
         return out
 
-    def _four_pairs(self, c, hand, kind, length, main):
-        return self._four_singles(c, hand, kind, length, main, singles=False)
+    def _four_pairs(self, hand, kind, length, main):
+        return self._four_singles(hand, kind, length, main, singles=False)
 
-    def _plane_singles(self, c, hand, kind, length, main, singles=True):
+    def _plane_singles(self, hand, kind, length, main, singles=True):
+        c = hand.to_bytes(NUM_RANKS, "little")
         present = [r for r in _RANGE if c[r]]
         pairs = [r for r in present if c[r] >= 2]
         mask = rank_mask(hand, SPECS[kind].width)
@@ -318,5 +343,5 @@ class MoveGenerator:
                 self._plane_kickers(c, n, start, present, pairs, out, singles, not singles)
         return out
 
-    def _plane_pairs(self, c, hand, kind, length, main):
-        return self._plane_singles(c, hand, kind, length, main, singles=False)
+    def _plane_pairs(self, hand, kind, length, main):
+        return self._plane_singles(hand, kind, length, main, singles=False)
