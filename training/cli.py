@@ -1,6 +1,7 @@
 """The ``climbrl`` command line.
 
-- ``climbrl bench``: environment speed figures (:mod:`benchmarks.daifugo`);
+- ``climbrl bench``: environment speed figures (:mod:`benchmarks.daifugo`; ``--compare``:
+  :mod:`benchmarks.compare`);
 - ``climbrl eval``: a duplicate-deal tournament (:mod:`training.evaluate`);
 - ``climbrl play``: a match at the terminal against CPUs (:mod:`training.play`).
 """
