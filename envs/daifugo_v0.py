@@ -68,9 +68,7 @@ cards named nowhere are out of play.
 
 from __future__ import annotations
 
-from pettingzoo.utils import wrappers
-
-from .core.aec import CardGameEnv
+from .core.aec import CardGameEnv, wrap
 from .daifugo.engine import DaifugoGame
 from .daifugo.rules import Rules
 
@@ -79,7 +77,7 @@ NAME = "daifugo_v0"
 
 def env(**kwargs):
     """The wrapped environment (PettingZoo's order enforcing on top of :class:`raw_env`)."""
-    return wrappers.OrderEnforcingWrapper(raw_env(**kwargs))
+    return wrap(raw_env(**kwargs))
 
 
 class raw_env(CardGameEnv):

@@ -137,15 +137,13 @@ illegal_reward=-1.0)`; `raw_env` takes the same and skips the order-enforcing wr
 
 from __future__ import annotations
 
-from pettingzoo.utils import wrappers
-
-from envs.core.aec import CardGameEnv
+from envs.core.aec import CardGameEnv, wrap
 from envs.doudizhu.engine import DoudizhuConfig, DoudizhuGame
 
 
 def env(**kwargs):
     """The Dou Dizhu AEC environment, wrapped in PettingZoo's ``OrderEnforcingWrapper``."""
-    return wrappers.OrderEnforcingWrapper(raw_env(**kwargs))
+    return wrap(raw_env(**kwargs))
 
 
 class raw_env(CardGameEnv):  # noqa: N801 (PettingZoo's name)

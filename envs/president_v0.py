@@ -26,15 +26,14 @@ and deals.
 
 from __future__ import annotations
 
-from pettingzoo.utils import wrappers
-
 from . import daifugo_v0
+from .core.aec import wrap
 
 NAME = "president_v0"
 
 
 def env(**kwargs):
-    return wrappers.OrderEnforcingWrapper(raw_env(**kwargs))
+    return wrap(raw_env(**kwargs))
 
 
 class raw_env(daifugo_v0.raw_env):

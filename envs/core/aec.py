@@ -16,6 +16,7 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
+from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
 from .game import Game, IllegalActionError, State
 
@@ -195,3 +196,20 @@ class CardGameEnv(AECEnv, EzPickle):
         self._rewarded = True
         self._accumulate_rewards()
         self._deads_step_first()
+
+
+class OrderEnforced(OrderEnforcingWrapper):
+    """PettingZoo's order enforcing, with ``last()`` answered by the wrapped env in one call.
+
+    The stock wrapper resolves every attribute that ``AECEnv.last`` reads through two
+    ``__getattr__`` layers, a quarter of a random-play step here."""
+
+    def last(self, observe: bool = True):
+        if not self._has_reset:
+            return super().last(observe)
+        return self.env.last(observe)
+
+
+def wrap(raw: CardGameEnv) -> OrderEnforcingWrapper:
+    """The ``env()`` of every climbrl module: the raw env under order enforcing."""
+    return OrderEnforced(raw)

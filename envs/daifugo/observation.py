@@ -98,6 +98,16 @@ class _Writer:
         self.real = deck.real_cards
         self.jokers = deck.jokers
         self.card_fields = [layout.slices[n] for n in CARD_FIELDS]
+        self.card_rows = len(CARD_FIELDS)
+        self.card_slots = self.card_fields[0].stop - self.card_fields[0].start
+        self.card_end = self.card_fields[-1].stop
+        self.card_bytes = self.card_rows * self.stride // 8
+        if list(layout.slices)[: self.card_rows] != list(CARD_FIELDS) or self.card_end != (
+            self.card_rows * self.card_slots
+        ):
+            raise AssertionError("the card fields must open the layout, back to back")
+        #: start of every other field, counted from the end of the card fields
+        self.offset = {n: sl.start - self.card_end for n, sl in layout.slices.items()}
 
 
 def _writer(game) -> _Writer:
@@ -109,72 +119,63 @@ def _writer(game) -> _Writer:
 
 def observe(game, state, seat: int, out: np.ndarray | None = None) -> np.ndarray:
     w = _writer(game)
-    sl = w.sl
-    obs = np.zeros(w.layout.size, np.float32) if out is None else out
-    if out is not None:
-        obs[:] = 0
+    obs = np.empty(w.layout.size, np.float32) if out is None else out
     players = game.num_players
     order = [(seat + i) % players for i in range(players)]
 
-    # the five card fields in one unpack: each mask in its own 64-bit-aligned block
-    masks = (
-        state.hands[seat],
-        state.played,
-        state.pile_cards,
-        state.gave[seat],
-        state.received[seat],
+    # the five card fields (contiguous at the start) in one unpack: each mask in its own
+    # 64-bit-aligned block, copies of two decks added, then the joker count per field
+    packed = (
+        state.hands[seat]
+        | state.played << w.stride
+        | state.pile_cards << 2 * w.stride
+        | state.gave[seat] << 3 * w.stride
+        | state.received[seat] << 4 * w.stride
     )
-    packed = 0
-    for i, m in enumerate(masks):
-        packed |= m << (i * w.stride)
-    raw = np.frombuffer(packed.to_bytes(len(masks) * w.stride // 8, "little"), np.uint8)
-    bits = np.unpackbits(raw, bitorder="little").reshape(len(masks), w.stride)
-    cards = bits[:, :CARDS_PER_DECK].astype(np.float32)
+    raw = np.frombuffer(packed.to_bytes(w.card_bytes, "little"), np.uint8)
+    bits = np.unpackbits(raw, bitorder="little").reshape(w.card_rows, w.stride)
+    cards = obs[: w.card_end].reshape(w.card_rows, w.card_slots)
+    cards[:, :CARDS_PER_DECK] = bits[:, :CARDS_PER_DECK]
     for copy in range(1, w.decks):
-        cards += bits[:, copy * CARDS_PER_DECK : (copy + 1) * CARDS_PER_DECK]
-    for i, s in enumerate(w.card_fields):
-        obs[s.start : s.start + CARDS_PER_DECK] = cards[i]
+        cards[:, :CARDS_PER_DECK] += bits[:, copy * CARDS_PER_DECK : (copy + 1) * CARDS_PER_DECK]
     if w.jokers:
-        jok = bits[:, w.real : w.real + w.jokers].sum(axis=1)
-        for i, s in enumerate(w.card_fields):
-            obs[s.stop - 1] = jok[i]
+        cards[:, CARDS_PER_DECK] = bits[:, w.real : w.real + w.jokers].sum(axis=1)
 
-    obs[sl["hand_counts"]] = [state.hands[s].bit_count() for s in order]
-    cat = game.catalog
-    base = sl["pile_shape"].start
-    if state.pile >= 0:
-        a = state.pile
-        obs[base + cat.kind[a]] = 1
-        obs[sl["pile_size"].start] = cat.msize[a]
-        obs[sl["pile_low"].start + cat.low[a]] = 1
-        obs[sl["pile_high"].start + cat.high[a]] = 1
-        obs[sl["pile_owner"].start + (state.last_player - seat) % players] = 1
-    else:
-        obs[base] = 1
-    passed, active = state.passed, state.active
-    p0, a0 = sl["passed"].start, sl["active"].start
-    pl0, t0 = sl["places"].start, sl["titles"].start
+    # every other field: filled in a Python list, copied once
+    tail = [0.0] * (w.layout.size - w.card_end)
+    o = w.offset
     for row, s in enumerate(order):
-        obs[p0 + row] = passed >> s & 1
-        obs[a0 + row] = active >> s & 1
+        tail[o["hand_counts"] + row] = state.hands[s].bit_count()
+        tail[o["passed"] + row] = state.passed >> s & 1
+        tail[o["active"] + row] = state.active >> s & 1
         if state.places[s] >= 0:
-            obs[pl0 + row * players + state.places[s]] = 1
+            tail[o["places"] + row * players + state.places[s]] = 1
         if state.titles[s] >= 0:
-            obs[t0 + row * players + state.titles[s]] = 1
-    f0 = sl["flags"].start
-    obs[f0] = state.revolution
-    obs[f0 + 1] = state.jack_back
-    obs[f0 + 2] = state.revolution != state.jack_back
-    obs[f0 + 3] = state.lock != 0
-    l0 = sl["lock_suits"].start
+            tail[o["titles"] + row * players + state.titles[s]] = 1
+        tail[o["scores"] + row] = state.scores[s]
+    cat = game.catalog
+    a = state.pile
+    if a >= 0:
+        tail[o["pile_shape"] + cat.kind[a]] = 1
+        tail[o["pile_size"]] = cat.msize[a]
+        tail[o["pile_low"] + cat.low[a]] = 1
+        tail[o["pile_high"] + cat.high[a]] = 1
+        tail[o["pile_owner"] + (state.last_player - seat) % players] = 1
+    else:
+        tail[o["pile_shape"]] = 1
+    f0 = o["flags"]
+    tail[f0] = state.revolution
+    tail[f0 + 1] = state.jack_back
+    tail[f0 + 2] = state.revolution != state.jack_back
+    tail[f0 + 3] = state.lock != 0
     for s in iter_bits(state.lock):
-        obs[l0 + s] = 1
-    obs[sl["to_give"].start] = sum(e[2] for e in state.pending if e[0] == seat)
-    obs[sl["round"].start + min(state.round, game.rules.rounds - 1)] = 1
-    obs[sl["scores"]] = [state.scores[s] for s in order]
-    obs[sl["phase"].start + state.phase] = 1
+        tail[o["lock_suits"] + s] = 1
+    tail[o["to_give"]] = sum(e[2] for e in state.pending if e[0] == seat)
+    tail[o["round"] + min(state.round, game.rules.rounds - 1)] = 1
+    tail[o["phase"] + state.phase] = 1
     if state.current_player >= 0:
-        obs[sl["to_move"].start + (state.current_player - seat) % players] = 1
+        tail[o["to_move"] + (state.current_player - seat) % players] = 1
+    obs[w.card_end :] = tail
     return obs
 
 

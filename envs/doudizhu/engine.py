@@ -259,7 +259,7 @@ class DoudizhuState:
         legal = self._legal
         if legal is None:
             legal = self._legal = self.game.legal_for(self)
-        return legal[:]
+        return list(legal)
 
     def is_legal(self, action: int) -> bool:
         """Whether ``action`` is legal now, without generating every legal action."""
@@ -433,7 +433,10 @@ class DoudizhuGame:
     name = "doudizhu"
     version = 0
     num_players = PLAYERS
-    _CACHE_LIMIT = 1 << 16
+    _CACHE_LIMIT = 1 << 8
+    """Entries per move cache. Small on purpose: a large cache made every garbage collection
+    walk it (measured: 1 << 16 entries ran random play ~30% slower than 1 << 8); the values are
+    tuples, which the collector stops tracking."""
 
     def __init__(self, config: DoudizhuConfig | None = None):
         from .observation import ObservationWriter
@@ -574,14 +577,14 @@ class DoudizhuGame:
             if legal is None:
                 if len(self._lead_cache) >= self._CACHE_LIMIT:
                     self._lead_cache.clear()
-                legal = self._lead_cache[hand] = self.moves.lead(hand)
+                legal = self._lead_cache[hand] = tuple(self.moves.lead(hand))
             return legal
         key = (hand, state.pile)
         legal = self._reply_cache.get(key)
         if legal is None:
             if len(self._reply_cache) >= self._CACHE_LIMIT:
                 self._reply_cache.clear()
-            legal = self._reply_cache[key] = [self.catalog.PASS] + self.moves.replies(*key)
+            legal = self._reply_cache[key] = (self.catalog.PASS, *self.moves.replies(*key))
         return legal
 
     # -- observation, text, info ---------------------------------------------------------------
