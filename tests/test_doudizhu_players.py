@@ -12,7 +12,7 @@ import policies
 from envs import doudizhu_v0
 from envs.doudizhu.cards import UNIT, counts, parse
 from policies.doudizhu import EasyPlayer, MediumPlayer, SearchPlayer
-from policies.doudizhu.search import HandSampler, rebuild
+from policies.doudizhu.search import HandSampler
 
 FAST_HARD = "scripted-hard:rollouts=8:candidates=3"
 LEVEL_SPECS = ["random", "easy", "medium", FAST_HARD]
@@ -175,7 +175,7 @@ def test_rebuild_plays_on_exactly_like_the_real_position():
                 continue
             st = raw.game_state
             if st.phase == 1 and rng.random() < 0.3:
-                twin = rebuild(raw.game, raw.view(st.current_player), st.hands)
+                twin = raw.game.from_view(raw.view(st.current_player), st.hands)
                 real = st.clone()
                 line = random.Random(compared)
                 while not real.terminal:

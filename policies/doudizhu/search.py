@@ -4,8 +4,8 @@ one, :mod:`policies.daifugo.search`).
 Each play decision (bidding follows the hand evaluator): the candidates are the Hard
 player's best moves by its card-counting score; a determinization deals the cards this seat
 has not seen to the other two seats by their card counts (the landlord keeps the kitty cards
-it has not played: the kitty is shown to all); :func:`rebuild` makes the engine position from
-the view and those hands; each candidate is played out once with :class:`RolloutPolicy`; the
+it has not played: the kitty is shown to all); :meth:`DoudizhuGame.from_view` makes the engine position
+from the view and those hands; each candidate is played out once with :class:`RolloutPolicy`; the
 value is this seat's side winning (+1) or losing (-1) times the stake. The scripted choice
 stands unless another candidate beats it significantly (:mod:`policies.montecarlo`).
 """
@@ -16,7 +16,6 @@ import random
 import time
 
 from envs.doudizhu.cards import NUM_RANKS, UNIT, counts, parse
-from envs.doudizhu.engine import DoudizhuState, Phase
 
 from ..base import legal_ids
 from ..montecarlo import DEFAULT_SWITCH_Z, check_budget, paired_pick
@@ -33,53 +32,6 @@ LEAD_SIZE_SPAN = 32
 CONTROL_KEY = 1000
 NOT_BID = -1
 PASS_TEXT = "pass"
-
-
-def rebuild(game, view: dict, hands: list[int]) -> DoudizhuState:
-    """The play-phase position of ``view`` in which the seats hold ``hands`` (packed rank
-    counts; the viewer's own as in its view). Facts the view does not give (the deal's
-    physical cards, the redeal seed) are left neutral: a rebuilt state is for playing on, not
-    for its deal code."""
-    cat = game.catalog
-    players = len(hands)
-    state = object.__new__(DoudizhuState)
-    state.game = game
-    state.phase = Phase.PLAY
-    state.current_player = view["to_move"]
-    state.terminal = False
-    state.hands = list(hands)
-    state.kitty = parse(view["kitty"] or "")
-    state.owners = ()
-    state.first_bidder = view["first_bidder"]
-    state.seed = 0
-    state.redeals = view["redeals"]
-    state.bids = [NOT_BID if b is None else b for b in view["bids"]]
-    state.num_bids = sum(b is not None for b in view["bids"])
-    state.high_bid = state.bid = view["bid"]
-    state.high_bidder = state.landlord = view["landlord"]
-    state.played = [parse(p) for p in view["played"]]
-    plays = [0] * players
-    for seat, text in view["history"]:
-        if text != PASS_TEXT:
-            plays[seat] += 1
-    state.plays_made = plays
-    state.pile = -1 if view["pile"] is None else cat.action_from_str(view["pile"])
-    state.pile_owner = -1 if view["pile_owner"] is None else view["pile_owner"]
-    state.trick = [-1 if t is None else cat.action_from_str(t) for t in view["trick"]]
-    passes = 0
-    if state.pile >= 0:
-        for _seat, text in reversed(view["history"]):
-            if text != PASS_TEXT:
-                break
-            passes += 1
-    state.passes = passes
-    state.history = []
-    state.bombs = view["bombs"]
-    state._returns = [0.0] * players
-    state.result = None
-    state._legal = None
-    state._code = view["deal"]
-    return state
 
 
 class HandSampler:
@@ -205,7 +157,7 @@ class SearchPlayer(HardPlayer):
         deadline = time.perf_counter() + self.time_ms / MS if self.time_ms else None
         done = 0
         while done < self.rollouts:
-            root = rebuild(game, view, sampler.sample(self.rng))
+            root = game.from_view(view, sampler.sample(self.rng))
             seed = rnd.getrandbits(SEED_BITS)
             for i, action in enumerate(candidates):
                 values[i].append(
@@ -217,4 +169,4 @@ class SearchPlayer(HardPlayer):
         return candidates[paired_pick(values, self.switch_z)]
 
 
-__all__ = ["HandSampler", "RolloutPolicy", "SearchPlayer", "rebuild"]
+__all__ = ["HandSampler", "RolloutPolicy", "SearchPlayer"]
