@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from .base import Player
 from .spec import (action_features, check_spec, game_from_spec, history_from_view,
                    lookup_tables, role_from_view)
 
@@ -49,18 +50,10 @@ ScorerFactory = Callable[[Any, np.ndarray], list[Scorer]]
 """``(game, action feature table) -> one scorer per role``"""
 
 
-if (Path(__file__).resolve().parent / "base.py").is_file():
-    # the players' base class, once the scripted bots' package is in this tree (checked by
-    # file: an editable install of another checkout could otherwise supply the module)
-    from .base import Player
-else:  # pragma: no cover - depends on the tree
-    Player = object
-
-
 class NeuralPlayer(Player):
-    """Chooses among the legal moves by the network's q (expected return of this seat).
+    """Chooses among the legal moves by the network's q (expected return of this seat); its
+    random stream (:meth:`Player.seed`) only serves ``temperature`` sampling.
 
-    Follows the players' protocol of :mod:`policies` (``name``, ``seed``, ``bind``, ``act``).
     Loading is cheap; the networks are built at the first :meth:`bind` (or move) from that
     game's action table, and later binds to other game objects only check their spec.
     """
@@ -73,20 +66,15 @@ class NeuralPlayer(Player):
             raise ValueError(f"temperature must be >= 0, got {temperature!r}")
         if top_k is not None and (not isinstance(top_k, int) or top_k < 1):
             raise ValueError(f"top_k must be a positive integer or None, got {top_k!r}")
+        super().__init__(seed)
         self.meta = meta
         self.history_length = meta["network"]["history_length"]
         self.temperature = temperature
         self.top_k = top_k
-        self.rng = np.random.default_rng(seed)  # what Player.__init__ sets, too
-        self.game = None
         self.scorers: list[Scorer] | None = None
         self._make_scorers = make_scorers
         if game is not None:
             self.bind(game)
-
-    def seed(self, seed) -> None:
-        """Restart the random stream used by ``temperature`` sampling."""
-        self.rng = np.random.default_rng(seed)
 
     def bind(self, game) -> NeuralPlayer:
         """Attach to ``game`` (an engine, an env, or a game name); refuses a game other than

@@ -13,11 +13,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import policies
 from policies import neural
 from policies.spec import make_game
 from training import checkpoint
 from training.cli import main
-from training.opponents import UniformRandomPlayer
 
 from trainer_helpers import SMALL, cli_overrides
 
@@ -52,7 +52,7 @@ def _play_full_game(cpu_dir, game_name, players, seed=0):
     env = pettingzoo.make("aec", f"climbrl/{game_name}-v0", players=players) \
         if game_name != "doudizhu" else pettingzoo.make("aec", "climbrl/doudizhu-v0")
     cpu = neural.load(cpu_dir, env)
-    others = UniformRandomPlayer(seed)
+    others = policies.load(game_name, "random", seed=seed).bind(env.unwrapped.game)
     env.reset(seed=seed)
     rewards = np.zeros(len(env.possible_agents))
     for agent in env.agent_iter():

@@ -4,19 +4,19 @@
 checkpoint: any player the registry knows as opponent (``random``, ``scripted-medium``,
 ``hard``...), the harness's figures (Daifugo / President: points per round; Dou Dizhu: WP and
 ADP per side; each with a 95% interval over deals). :func:`evaluate` is the trainer's own
-batched arena against uniform-random players, for when the harness is absent.
+batched arena (the network's decisions of all matches in one batch, the opponents' one by
+one): several times faster (``--eval-harness false``).
 
-In :func:`evaluate`, each deal is played once with the network in every seat (the other seats held by the
-opponent), so every seat position sees the same cards; all matches run in lockstep and the
-network's decisions are batched. The figure is the network's return per match with a 95%
-interval (over deals, each deal's mean over seats), and its win rate.
+In :func:`evaluate`, each deal is played once with the network in every seat (the other
+seats held by the opponent), so every seat position sees the same cards. The figure is the
+network's return per match with a 95% interval (over deals, each deal's mean over seats), and
+its win rate.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
@@ -73,15 +73,6 @@ def evaluate(game, policy: NetPolicy, opponent: str, deals: int, seed: int) -> E
     spread = per_deal.std(ddof=1) if deals > 1 else 0.0
     return EvalResult(len(matches), float(returns.mean()),
                       float(Z95 * spread / math.sqrt(deals)), float(wins.mean()))
-
-
-def harness_available() -> bool:
-    """The evaluation harness and the players' registry are in this tree (checked by file: an
-    editable install of another checkout could otherwise supply the modules)."""
-    import policies
-
-    return ((Path(__file__).resolve().parent / "evaluate.py").is_file()
-            and (Path(policies.__file__).resolve().parent / "registry.py").is_file())
 
 
 def harness_figures(game_kwargs: dict, game, checkpoint: str, opponent: str, deals: int,

@@ -4,9 +4,10 @@
 game's config from ``configs/``: its network, games per actor and exploration) in this
 process, torch on one thread, and counts decisions made and recorded (frames), the figure
 DouZero's DMC actor loop is measured by (DouZero has no bidding: compare its frames with our
-landlord and peasant decisions, ``frames_per_second_by_role``). It also times the learner on the batches the actor
-made (samples per second of MSE/RMSprop updates), since with few cores the learner is what
-bounds a whole training run (``python -m benchmarks.selfplay`` measures those end to end).
+landlord and peasant decisions, ``frames_per_second_by_role``). It also times the learner on
+the batches the actor made (samples per second of MSE/RMSprop updates), since with few cores
+the learner is what bounds a whole training run (``python -m benchmarks.selfplay`` measures
+those end to end).
 """
 
 from __future__ import annotations

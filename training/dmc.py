@@ -38,7 +38,7 @@ from policies.spec import check_spec, make_game, model_spec, roles
 
 from . import checkpoint
 from .actor import NetPolicy, SelfPlayActor, actor_process
-from .arena import evaluate, harness_available, harness_figures
+from .arena import evaluate, harness_figures
 from .opponents import check_opponent
 from .transport import Batch, InlineTransport, LocalTransport
 
@@ -122,11 +122,11 @@ class Args:
     eval_deals: int = 25
     """deals per evaluation, each played with the network in every seat"""
     eval_opponent: str = "random"
-    """who fills the other seats in evaluations: with the evaluation harness, any player name
-    of policies.load (random, scripted-medium, hard...); without it, random"""
+    """who fills the other seats in evaluations: any player name of policies.load (random,
+    scripted-medium, hard...)"""
     eval_harness: bool = True
-    """evaluate with training.evaluate (duplicate deals, the harness's figures); false: the
-    trainer's own batched arena against random players (faster)"""
+    """evaluate with the evaluation harness (training.evaluate: duplicate deals, its figures);
+    false: the trainer's own batched arena against random players (several times faster)"""
 
     def net_config(self, num_players: int) -> NetConfig:
         group = self.history_group or num_players
@@ -301,8 +301,8 @@ def train(args: Args) -> dict[str, Any]:
     eval_policy = NetPolicy(game, nets, cache_moves=True)
     latest_eval = evaluations[-1]["text"] if evaluations else "-"
 
-    use_harness = args.eval_harness and harness_available()
-    check_opponent(args.eval_opponent, game.name, use_harness)
+    use_harness = args.eval_harness
+    check_opponent(args.eval_opponent, game.name)
 
     def run_evaluation() -> str:
         frames, vs = counters["frames"], args.eval_opponent

@@ -90,7 +90,7 @@ class Catalog:
 
     def __init__(self, rules: Rules):
         self.rules = rules
-        self.deck = deck = Deck(rules.decks, rules.jokers)
+        self.deck = Deck(rules.decks, rules.jokers)
         self.suited_sets = rules.decks == 1
         self.wild = rules.jokers if rules.jokers_wild else 0
         self.table = SegmentTable()

@@ -262,6 +262,30 @@ class DaifugoGame:
                     return seat
         return first_dealt
 
+    def cards_for(self, hand: int, action: int) -> int:
+        """The physical cards that playing (or giving) ``action`` takes from ``hand``: the
+        move's own cards when the catalog fixes them, else the lowest copies held. Bots use it
+        to look at the hand a move leaves."""
+        cat = self.catalog
+        deck = self.deck
+        cards = cat.cards[action]
+        if cards is None:
+            cards = 0
+            m = cat.moves[action]
+            if m.kind == SET and m.low < JOKER_RANK:
+                cards = lowest_bits(hand & deck.rank_mask[m.low], m.size - m.jokers)
+            elif m.kind == RUN:
+                for r in range(m.low, m.high + 1):
+                    if r not in m.joker_ranks:
+                        pool = deck.rank_suit_mask[r][m.suit] if m.suit >= 0 else deck.rank_mask[r]
+                        cards |= lowest_bits(hand & pool, 1)
+            elif m.low < JOKER_RANK:
+                cards = lowest_bits(hand & deck.rank_suit_mask[m.low][m.suit], 1)
+        jokers = cat.njokers[action] if cat.low[action] < JOKER_RANK else cat.msize[action]
+        if jokers:
+            cards |= lowest_bits(hand & deck.joker_mask, jokers)
+        return cards
+
     def observe(self, state: DaifugoState, seat: int, out: np.ndarray | None = None) -> np.ndarray:
         from .observation import observe
 
@@ -370,7 +394,7 @@ class DaifugoGame:
         st._reset_pile()
         if pile is not None:
             st.pile = cat.action_from_str(pile["move"])
-            st.pile_cards = _cards_within(deck, st.played, pile["cards"])
+            st.pile_cards = cards_within(deck, st.played, pile["cards"])
             st.last_player = pile["by"]
             st.lock = sum(1 << SUITS.index(ch) for ch in (view["lock"] or ""))
             st.prev_suits = -1 if st.pile_cards & deck.joker_mask else cat.suits[st.pile]
@@ -389,8 +413,9 @@ class DaifugoGame:
         }
 
 
-def _cards_within(deck, within: int, text: str) -> int:
-    """The cards named by ``text``, each taken from the mask ``within`` (copies as held)."""
+def cards_within(deck, within: int, text: str) -> int:
+    """The cards named by ``text``, each taken from the mask ``within`` (copies as held);
+    names with no copy left in ``within`` are skipped."""
     out = 0
     for token in text.split():
         if token == JOKER_TEXT:
@@ -734,27 +759,8 @@ class DaifugoState:
 
     def _take(self, seat: int, action: int) -> int:
         """Remove the physical cards of ``action`` from the seat's hand; return them."""
-        game = self.game
-        cat = game.catalog
-        deck = game.deck
-        hand = self.hands[seat]
-        cards = cat.cards[action]
-        if cards is None:
-            cards = 0
-            m = cat.moves[action]
-            if m.kind == SET and m.low < JOKER_RANK:
-                cards = lowest_bits(hand & deck.rank_mask[m.low], m.size - m.jokers)
-            elif m.kind == RUN:
-                for r in range(m.low, m.high + 1):
-                    if r not in m.joker_ranks:
-                        pool = deck.rank_suit_mask[r][m.suit] if m.suit >= 0 else deck.rank_mask[r]
-                        cards |= lowest_bits(hand & pool, 1)
-            elif m.low < JOKER_RANK:
-                cards = lowest_bits(hand & deck.rank_suit_mask[m.low][m.suit], 1)
-        jokers = cat.njokers[action] if cat.low[action] < JOKER_RANK else cat.msize[action]
-        if jokers:
-            cards |= lowest_bits(hand & deck.joker_mask, jokers)
-        self.hands[seat] = hand ^ cards
+        cards = self.game.cards_for(self.hands[seat], action)
+        self.hands[seat] ^= cards
         return cards
 
     def _give(self, seat: int, action: int) -> None:

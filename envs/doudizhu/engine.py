@@ -587,6 +587,62 @@ class DoudizhuGame:
             legal = self._reply_cache[key] = (self.catalog.PASS, *self.moves.replies(*key))
         return legal
 
+    def from_view(self, view: dict[str, Any], hands: list[int]) -> DoudizhuState:
+        """The play-phase position of ``view`` (what one seat saw) in which the seats hold
+        ``hands`` (packed rank counts; the viewer's own as in its view). Bots use it to search
+        over guesses of the hidden hands. Facts the view does not give (the deal's physical
+        cards, the redeal seed) are left neutral: a rebuilt state is for playing on, not for
+        its deal code."""
+        if view["phase"] != Phase.PLAY.label:
+            raise ValueError(f"from_view rebuilds play positions, not phase {view['phase']!r}")
+        if hands[view["seat"]] != parse(view["hand"]):
+            raise ValueError("the viewer's hand differs from its view")
+        for seat, hand in enumerate(hands):
+            if size(hand) != view["cards_left"][seat]:
+                raise ValueError(
+                    f"seat {seat} holds {view['cards_left'][seat]} cards in the view, "
+                    f"{size(hand)} in the hands given"
+                )
+        cat = self.catalog
+        state = object.__new__(DoudizhuState)
+        state.game = self
+        state.phase = Phase.PLAY
+        state.current_player = view["to_move"]
+        state.terminal = False
+        state.hands = list(hands)
+        state.kitty = parse(view["kitty"] or "")
+        state.owners = ()
+        state.first_bidder = view["first_bidder"]
+        state.seed = 0
+        state.redeals = view["redeals"]
+        state.bids = [_NOT_BID if b is None else b for b in view["bids"]]
+        state.num_bids = sum(b is not None for b in view["bids"])
+        state.high_bid = state.bid = view["bid"]
+        state.high_bidder = state.landlord = view["landlord"]
+        state.played = [parse(p) for p in view["played"]]
+        plays = [0] * PLAYERS
+        for seat, text in view["history"]:
+            if text != cat.action_to_str(cat.PASS):
+                plays[seat] += 1
+        state.plays_made = plays
+        state.pile = -1 if view["pile"] is None else cat.action_from_str(view["pile"])
+        state.pile_owner = -1 if view["pile_owner"] is None else view["pile_owner"]
+        state.trick = [-1 if t is None else cat.action_from_str(t) for t in view["trick"]]
+        passes = 0
+        if state.pile >= 0:
+            for _seat, text in reversed(view["history"]):
+                if text != cat.action_to_str(cat.PASS):
+                    break
+                passes += 1
+        state.passes = passes
+        state.history = []
+        state.bombs = view["bombs"]
+        state._returns = [0.0] * PLAYERS
+        state.result = None
+        state._legal = None
+        state._code = view["deal"]
+        return state
+
     # -- observation, text, info ---------------------------------------------------------------
 
     def observe(self, state: DoudizhuState, seat: int, out: np.ndarray | None = None) -> np.ndarray:

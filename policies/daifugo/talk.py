@@ -1,0 +1,119 @@
+"""Text for a human at a Daifugo / President table: the position as text, moves typed as cards,
+and why a typed move is not legal.
+
+The terminal player (:mod:`policies.human`) speaks through one of these per game family.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from envs.daifugo.cards import JOKER_RANK
+from envs.daifugo.catalog import GIVE, KIND_NAMES, PASS, RUN, SET, SINGLE
+
+SHAPE_WORDS = {SINGLE: "single", SET: "set", RUN: "run"}
+RECENT_MOVES = 8
+
+
+class DaifugoTalk:
+    """Position text, move parsing and illegal-move reasons for the Daifugo engine."""
+
+    def __init__(self, game):
+        self.game = game
+
+    def describe(self, view: dict[str, Any]) -> str:
+        """The position as ``view``'s seat sees it: state, seats, recent moves, pile, hand."""
+        rules = self.game.rules
+        players = self.game.num_players
+        flags = ["order reversed" if view["reversed"] else "order normal"]
+        if view["revolution"]:
+            flags.append("REVOLUTION")
+        if view["jack_back"]:
+            flags.append("JACK BACK")
+        if view["lock"]:
+            flags.append(f"LOCK {view['lock']}")
+        lines = [
+            f"== {rules.preset_name} | round {view['round'] + 1}/{view['rounds']} | "
+            f"{view['phase']} | {' | '.join(flags)} =="
+        ]
+        for s in range(players):
+            who = "you" if s == view["seat"] else f"player_{s}"
+            title = view["titles"][s] or "-"
+            marks = []
+            if view["places"][s] is not None:
+                marks.append(f"out: {rules.titles[view['places'][s]]}")
+            elif view["passed"][s]:
+                marks.append("passed")
+            if s == view["current_player"]:
+                marks.append("<- to move")
+            lines.append(
+                f"  {who:<9} [{title}] score {view['scores'][s]:>3}  "
+                f"{view['hand_counts'][s]:>2} cards  {' '.join(marks)}"
+            )
+        recent = view["history"][-RECENT_MOVES:]
+        if recent:
+            lines.append(
+                "  last moves: " + ", ".join(
+                    f"{'you' if s == view['seat'] else f'p{s}'}: {m}" for s, m in recent
+                )
+            )
+        pile = view["pile"]
+        if view["phase"] == "exchange":
+            ex = view["exchange"]
+            lines.append(
+                f"  exchange: you received {ex['received'] or '-'}; give back "
+                f"{ex['to_give']} card(s) (e.g. 'give 3s' or just '3s')"
+            )
+        elif pile is None:
+            lines.append("  pile: empty - you lead" if view["current_player"] == view["seat"] else "  pile: empty")
+        else:
+            lines.append(f"  pile: {pile['move']}  ({pile['shape']} of {pile['size']}, by player_{pile['by']})")
+        lines.append(f"  your hand: {view['hand']}")
+        return "\n".join(lines)
+
+    def parse(self, text: str, view: dict[str, Any]) -> int:
+        """The action id of a typed move; ``ValueError`` saying what is wrong with the text."""
+        return self.game.catalog.action_from_str(text, giving=view["phase"] == "exchange")
+
+    def move_text(self, action: int) -> str:
+        return self.game.action_to_str(action)
+
+    def explain(self, action: int, view: dict[str, Any], legal: list[int]) -> str:
+        """Why ``action`` is not legal in ``view``'s position (it is not in ``legal``)."""
+        game = self.game
+        cat = game.catalog
+        deck = game.deck
+        text = cat.action_to_str(action)
+        kind = cat.kind[action]
+        if view["phase"] == "exchange":
+            if kind != GIVE:
+                return "it is the exchange: give back a card ('give 3s' or just '3s')"
+        elif kind == GIVE:
+            return "the exchange is over: play cards or pass"
+        hand = deck.parse(view["hand"])
+        if kind != PASS:
+            cards = game.cards_for(hand, action)
+            if cards & ~hand or cards.bit_count() < cat.msize[action]:
+                return f"you do not hold the cards of {text!r} (your hand: {view['hand']})"
+        pile = view["pile"]
+        if kind == PASS:
+            return "you lead: you cannot pass" if pile is None else "you cannot pass now"
+        if pile is None:
+            return f"{text!r} is not a play these rules allow"
+        pile_id = cat.action_from_str(pile["move"])
+        order = "reversed" if view["reversed"] else "normal"
+        if cat.low[pile_id] == JOKER_RANK and cat.kind[pile_id] == SET:
+            return "nothing beats the pair of jokers: pass"
+        if cat.kind[pile_id] == SINGLE and cat.low[pile_id] == JOKER_RANK:
+            return "only the 3 of spades beats a single joker (spade three return), if that rule is on"
+        if kind != cat.kind[pile_id] or cat.msize[action] != cat.msize[pile_id]:
+            return (
+                f"the pile is a {KIND_NAMES[cat.kind[pile_id]]} of {cat.msize[pile_id]} "
+                f"({pile['move']}): reply with the same shape and number of cards"
+            )
+        if view["lock"]:
+            return (
+                f"the pile is locked to {view['lock']}: {text!r} must show exactly those suits "
+                f"(a joker may stand in), and beat {pile['move']}"
+            )
+        return f"{text!r} does not beat {pile['move']} in the {order} order"

@@ -1,0 +1,251 @@
+"""Scripted Dou Dizhu players, after the CPU levels of the seed page (003):
+
+- ``easy`` ("Fácil": makes mistakes, barely cooperates): plays the weakest play that beats the
+  pile whoever made it, leads its weakest card, bids by the hand evaluator; one move in four
+  is a random legal move instead.
+- ``medium`` ("Normal"): breaks combinations sensibly -- a play costs the fewest plays the hand
+  still needs after it (the engine's exact :meth:`~envs.doudizhu.evaluator.HandEvaluator.min_plays`)
+  plus the rank of its main card, so low cards leave first in chains and pairs while 2s,
+  jokers and bombs are kept to retake the lead; does not beat its partner; when the landlord
+  has one card left it leads pairs or longer and answers a single with its highest; lets a
+  partner with one or two cards go out by leading low; bids as the evaluator advises.
+- ``hard`` ("Difícil"): everything in Normal plus card counting from the cards not yet seen:
+  near the end it first plays what nobody can beat, and it bombs without hesitation when the
+  bomb leaves a hand it can finish in one more play.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+from envs.doudizhu.cards import BLACK_JOKER, TWO, counts, parse
+from envs.doudizhu.catalog import Kind
+
+from ..base import Player, legal_ids
+
+PHASE_BIDDING = "bidding"
+LANDLORD = "landlord"
+PEASANT = "peasant"
+EASY_MISTAKE_RATE = 0.25
+#: a hand that needs this many plays or fewer is near the end
+ENDGAME_PLAYS = 2
+#: hard: near the end means this many plays or fewer
+HARD_ENDGAME_PLAYS = 3
+#: an opponent with this many cards or fewer is about to go out
+BLOCK_CARDS = 1
+#: a partner with this many cards or fewer is fed low leads
+FEED_CARDS = 2
+
+
+@dataclass(frozen=True)
+class DoudizhuWeights:
+    """Weights of the Normal player's move score (higher is better); each a knob."""
+
+    plays: float = 10.0
+    """cost per play the hand still needs after the move"""
+    rank: float = 0.5
+    """cost per rank step of the move's main card (low cards first)"""
+    control: float = 8.0
+    """cost of spending a 2 or a joker before the end"""
+    bomb: float = 20.0
+    """cost of a bomb or the rocket before the end (it doubles the stakes both ways)"""
+    pass_cost: float = 20.0
+    """cost of passing instead of playing (the opponents keep the lead): more than one extra
+    play, so a combination is broken to stay in the trick, but not two"""
+    partner: float = 30.0
+    """cost of beating the partner's play"""
+    block: float = 25.0
+    """cost of letting a landlord with one card go out (leading a single, passing)"""
+    feed: float = 15.0
+    """bonus for leading low to a partner with one or two cards"""
+    safe: float = 30.0
+    """hard: bonus near the end for a play nobody can beat"""
+    finish: float = 1000.0
+    """score of a play that empties the hand"""
+
+    @classmethod
+    def from_knobs(cls, knobs: dict) -> DoudizhuWeights:
+        names = {f.name for f in fields(cls)}
+        unknown = set(knobs) - names
+        if unknown:
+            raise ValueError(f"unknown Dou Dizhu knob(s) {sorted(unknown)}; knobs are {sorted(names)}")
+        return cls(**{k: float(v) for k, v in knobs.items()})
+
+
+class DoudizhuBot(Player):
+    """Shared set-up: per-action facts of the catalog (main rank, controls, bombs)."""
+
+    def bind(self, game) -> DoudizhuBot:
+        if game is not self.game:
+            cat = game.catalog
+            self.cat = cat
+            self.moves = game.moves
+            self.evaluator = game.evaluator
+            main, control, bomb = [], [], []
+            for a in range(cat.num_actions):
+                readings = cat.readings[a]
+                main.append(readings[0].main if readings else -1)
+                c = counts(cat.cards[a])
+                control.append(bool(c[TWO] or sum(c[BLACK_JOKER:])))
+                bomb.append(a == cat.ROCKET or cat.bomb_main[a] >= 0)
+            self.main, self.control, self.bomb = tuple(main), tuple(control), tuple(bomb)
+            self.kind = tuple(r[0].kind if r else -1 for r in cat.readings)
+        return super().bind(game)
+
+    def bid(self, view, legal: list[int]) -> int:
+        """The evaluator's advice (the seed's status line) as a legal bid action."""
+        hand = parse(view["hand"])
+        high = max((b for b in view["bids"] if b), default=0)
+        action = self.cat.bid_action(self.evaluator.recommend_bid(hand, high))
+        return action if action in legal else self.cat.BID_PASS
+
+
+class MediumPlayer(DoudizhuBot):
+    """Normal: see the module docstring."""
+
+    name = "scripted-medium"
+    endgame_plays = ENDGAME_PLAYS
+
+    def __init__(self, seed=None, **knobs):
+        super().__init__(seed)
+        self.weights = DoudizhuWeights.from_knobs(knobs)
+
+    def act(self, observation, view) -> int:
+        legal = legal_ids(observation)
+        if view["phase"] == PHASE_BIDDING:
+            return self.bid(view, legal)
+        return self.ranked(view, legal)[0]
+
+    def ranked(self, view, legal: list[int]) -> list[int]:
+        """``legal`` best first (bids: the advised bid first)."""
+        if view["phase"] == PHASE_BIDDING:
+            first = self.bid(view, legal)
+            return [first] + [a for a in legal if a != first]
+        scores = self.scores(view, legal)
+        return sorted(legal, key=lambda a: (-scores[a], a))
+
+    def scores(self, view, legal: list[int]) -> dict[int, float]:
+        self._require_game()
+        w = self.weights
+        cat = self.cat
+        ev = self.evaluator
+        seat = view["seat"]
+        hand = parse(view["hand"])
+        landlord = view["landlord"]
+        peasant = view["role"] == PEASANT
+        partner = next(s for s in range(len(view["cards_left"])) if s not in (seat, landlord)) if peasant else None
+        left = view["cards_left"]
+        leading = view["pile"] is None
+        pile_owner = view["pile_owner"]
+        pile_kind = None if leading else self.kind[cat.action_from_str(view["pile"])]
+        partner_pile = peasant and pile_owner == partner
+        opponents = [landlord] if peasant else [o for o in range(len(left)) if o != seat]
+        # an opponent about to go out: Normal watches the landlord, Hard every opponent
+        landlord_last = (peasant or self.block_any) and min(left[o] for o in opponents) <= BLOCK_CARDS
+        feed = peasant and leading and left[partner] <= FEED_CARDS
+        now = ev.min_plays(hand)
+        out = {}
+        for a in legal:
+            if a == cat.PASS:
+                score = -w.plays * now - w.pass_cost
+                if partner_pile:
+                    score += w.partner
+                elif landlord_last and pile_owner in opponents:
+                    score -= w.block
+                out[a] = score
+                continue
+            rest = hand - cat.cards[a]
+            if not rest:
+                out[a] = w.finish
+                continue
+            need = ev.min_plays(rest)
+            near_end = need <= self.endgame_plays
+            blocking = landlord_last and pile_kind == Kind.SINGLE
+            sign = 1.0 if blocking else -1.0
+            score = -w.plays * need + sign * w.rank * self.main[a]
+            if self.control[a] and not (near_end or blocking):
+                score -= w.control
+            if self.bomb[a] and not near_end:
+                score -= w.bomb
+            if partner_pile:
+                score -= w.partner
+            if landlord_last and leading and self.kind[a] == Kind.SINGLE and not self.safe_single(view, a):
+                score -= w.block
+            if feed and self.kind[a] in (Kind.SINGLE, Kind.PAIR) and cat.num_cards[a] <= left[partner]:
+                score += w.feed - w.rank * self.main[a]
+            out[a] = score + self.extra(view, a, rest, need)
+        return out
+
+    #: block every opponent about to go out (Hard), or only the landlord (Normal)
+    block_any = False
+
+    def extra(self, view, action: int, rest: int, need: int) -> float:
+        """Hook for the hard player's card counting (0 for Normal)."""
+        return 0.0
+
+    def safe_single(self, view, action: int) -> bool:
+        """Whether leading this single is known to be safe (Normal does not count cards)."""
+        return False
+
+
+class HardPlayer(MediumPlayer):
+    """Difícil: Normal plus card counting (module docstring). Knob ``endgame``: how few plays
+    left count as "the end", where unbeatable plays go first."""
+
+    name = "scripted-hard"
+
+    def __init__(self, seed=None, endgame: int = HARD_ENDGAME_PLAYS, **knobs):
+        super().__init__(seed, **knobs)
+        if int(endgame) < 1:
+            raise ValueError(f"endgame must be at least 1, got {endgame!r}")
+        self.endgame_plays = int(endgame)
+
+    def extra(self, view, action: int, rest: int, need: int) -> float:
+        w = self.weights
+        if self.bomb[action] and need <= 1:
+            return w.finish / 2  # the bomb, then one play: out
+        if need <= self.endgame_plays and self.unbeatable(view, action):
+            return w.safe
+        return 0.0
+
+    block_any = True
+
+    def safe_single(self, view, action: int) -> bool:
+        return self.unbeatable(view, action)
+
+    def unbeatable(self, view, action: int) -> bool:
+        """No play made of the cards this seat has not seen beats ``action``."""
+        unseen = parse(view["unseen"])
+        return not self.moves.replies(unseen, action)
+
+
+class EasyPlayer(DoudizhuBot):
+    """Fácil: weakest play that beats the pile, whoever made it; random one move in four."""
+
+    name = "scripted-easy"
+
+    def __init__(self, seed=None, mistake_rate: float = EASY_MISTAKE_RATE):
+        super().__init__(seed)
+        if not 0.0 <= float(mistake_rate) <= 1.0:
+            raise ValueError(f"mistake_rate must be in [0, 1], got {mistake_rate!r}")
+        self.mistake_rate = float(mistake_rate)
+
+    def act(self, observation, view) -> int:
+        legal = legal_ids(observation)
+        if self.rng.random() < self.mistake_rate:
+            return legal[int(self.rng.integers(len(legal)))]
+        return self.ranked(view, legal)[0]
+
+    def ranked(self, view, legal: list[int]) -> list[int]:
+        self._require_game()
+        if view["phase"] == PHASE_BIDDING:
+            first = self.bid(view, legal)
+            return [first] + [a for a in legal if a != first]
+        cat = self.cat
+
+        def key(a: int):
+            if a == cat.PASS:
+                return (1, 0, 0, a)
+            return (0, self.main[a], cat.num_cards[a], a)
+
+        return sorted(legal, key=key)

@@ -1,0 +1,172 @@
+"""Determinized Monte Carlo for the Dou Dizhu ``hard`` player (the same scheme as the Daifugo
+one, :mod:`policies.daifugo.search`).
+
+Each play decision (bidding follows the hand evaluator): the candidates are the Hard
+player's best moves by its card-counting score; a determinization deals the cards this seat
+has not seen to the other two seats by their card counts (the landlord keeps the kitty cards
+it has not played: the kitty is shown to all); :meth:`DoudizhuGame.from_view` makes the engine position
+from the view and those hands; each candidate is played out once with :class:`RolloutPolicy`; the
+value is this seat's side winning (+1) or losing (-1) times the stake. The scripted choice
+stands unless another candidate beats it significantly (:mod:`policies.montecarlo`).
+"""
+
+from __future__ import annotations
+
+import random
+import time
+
+from envs.doudizhu.cards import NUM_RANKS, UNIT, counts, parse
+
+from ..base import legal_ids
+from ..montecarlo import DEFAULT_SWITCH_Z, check_budget, paired_pick
+from .heuristic import PHASE_BIDDING, HardPlayer
+
+DEFAULT_ROLLOUTS = 60
+DEFAULT_CANDIDATES = 4
+SEED_BITS = 63
+MS = 1000.0
+ROLLOUT_EPSILON = 0.05
+#: lead key: one rank step outweighs any size difference
+LEAD_SIZE_SPAN = 32
+#: rollout keys: a bomb, the rocket or a 2/joker comes after every plain play
+CONTROL_KEY = 1000
+NOT_BID = -1
+PASS_TEXT = "pass"
+
+
+class HandSampler:
+    """Deals the unseen cards to the other two seats, consistently with the view."""
+
+    def __init__(self, view: dict):
+        seat = view["seat"]
+        landlord = view["landlord"]
+        left = view["cards_left"]
+        self.seat = seat
+        self.own = parse(view["hand"])
+        unseen = counts(parse(view["unseen"]))
+        self.fixed = [0] * len(left)
+        self.fixed[seat] = self.own
+        if landlord != seat:
+            # the landlord still holds the kitty cards of ranks it has not played as many of
+            kitty = counts(parse(view["kitty"]))
+            played = counts(parse(view["played"][landlord]))
+            kept = [max(0, kitty[r] - played[r]) for r in range(NUM_RANKS)]
+            self.fixed[landlord] = sum(k * UNIT[r] for r, k in enumerate(kept))
+            unseen = bytes(u - k for u, k in zip(unseen, kept))
+        self.pool = [r for r in range(NUM_RANKS) for _ in range(unseen[r])]
+        fixed_size = [sum(counts(h)) for h in self.fixed]
+        self.need = [0 if s == seat else left[s] - fixed_size[s] for s in range(len(left))]
+
+    def sample(self, rng) -> list[int]:
+        order = rng.permutation(len(self.pool)).tolist()
+        hands = self.fixed[:]
+        at = 0
+        for s, n in enumerate(self.need):
+            for i in order[at : at + n]:
+                hands[s] += UNIT[self.pool[i]]
+            at += n
+        return hands
+
+
+class RolloutPolicy:
+    """A fast playout policy: lead the lowest play with the most cards, answer with the lowest
+    play that beats, never beat the partner, keep 2s, jokers and bombs for later; a random
+    move one time in twenty."""
+
+    def __init__(self, game, main, control, bomb):
+        cat = game.catalog
+        self.pass_id = cat.PASS
+        size = cat.num_cards
+        self.lead_key = tuple(
+            main[a] * LEAD_SIZE_SPAN - size[a] + CONTROL_KEY * (control[a] or bomb[a])
+            for a in range(cat.num_actions)
+        )
+        self.reply_key = tuple(
+            main[a] + CONTROL_KEY * bomb[a] for a in range(cat.num_actions)
+        )
+
+    def playout(self, state, seat: int, first: int, rnd: random.Random) -> float:
+        """Play ``first`` then on to the end; ``seat``'s return (in stakes)."""
+        action = first
+        landlord = state.landlord
+        while True:
+            rewards = state.apply(action)
+            if rewards is not None:
+                return rewards[seat]
+            legal = state.legal_actions()
+            if len(legal) == 1:
+                action = legal[0]
+                continue
+            if rnd.random() < ROLLOUT_EPSILON:
+                action = legal[rnd.randrange(len(legal))]
+                continue
+            if state.pile < 0:
+                action = min(legal, key=self.lead_key.__getitem__)
+                continue
+            me = state.current_player
+            owner = state.pile_owner
+            if me != landlord and owner != landlord:
+                action = self.pass_id  # the partner's play stands
+                continue
+            action = min(legal[1:], key=self.reply_key.__getitem__)
+
+
+class SearchPlayer(HardPlayer):
+    """Hard with determinized Monte Carlo on top (module docstring). Knobs: ``rollouts``,
+    ``time_ms``, ``candidates``, ``switch_z`` (as the Daifugo hard player) and Hard's own."""
+
+    name = "scripted-hard"
+
+    def __init__(
+        self,
+        seed=None,
+        rollouts: int = DEFAULT_ROLLOUTS,
+        time_ms: float = 0.0,
+        candidates: int = DEFAULT_CANDIDATES,
+        switch_z: float = DEFAULT_SWITCH_Z,
+        **knobs,
+    ):
+        super().__init__(seed, **knobs)
+        self.rollouts, self.time_ms, self.candidates, self.switch_z = check_budget(
+            rollouts, time_ms, candidates, switch_z
+        )
+
+    def bind(self, game) -> SearchPlayer:
+        if game is not self.game:
+            super().bind(game)
+            self.rollout = RolloutPolicy(game, self.main, self.control, self.bomb)
+        return self
+
+    def act(self, observation, view) -> int:
+        legal = legal_ids(observation)
+        if view["phase"] == PHASE_BIDDING:
+            return self.bid(view, legal)
+        if len(legal) == 1:
+            return legal[0]
+        candidates = self.ranked(view, legal)[: self.candidates]
+        if len(candidates) == 1:
+            return candidates[0]
+        return self.search(view, candidates)
+
+    def search(self, view, candidates: list[int]) -> int:
+        game = self._require_game()
+        seat = view["seat"]
+        sampler = HandSampler(view)
+        rnd = random.Random(int(self.rng.integers(1 << SEED_BITS)))
+        values: list[list[float]] = [[] for _ in candidates]
+        deadline = time.perf_counter() + self.time_ms / MS if self.time_ms else None
+        done = 0
+        while done < self.rollouts:
+            root = game.from_view(view, sampler.sample(self.rng))
+            seed = rnd.getrandbits(SEED_BITS)
+            for i, action in enumerate(candidates):
+                values[i].append(
+                    self.rollout.playout(root.clone(), seat, action, random.Random(seed))
+                )
+            done += len(candidates)
+            if deadline is not None and time.perf_counter() > deadline:
+                break
+        return candidates[paired_pick(values, self.switch_z)]
+
+
+__all__ = ["HandSampler", "RolloutPolicy", "SearchPlayer"]

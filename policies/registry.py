@@ -1,0 +1,168 @@
+"""Finding players by name: ``policies.load(game, name_or_path, **knobs)``.
+
+Names, per game (``daifugo``, ``president``, ``doudizhu``):
+
+- ``random``: uniform over the legal moves;
+- ``scripted-easy``, ``scripted-medium``, ``scripted-hard``: the scripted levels;
+- ``easy``, ``medium``, ``hard``: the game's CPU levels, looked up in ``configs/cpus.yaml``
+  (game -> level -> spec), so a level can later be pointed at a trained checkpoint;
+- a path (anything with a ``/``, a checkpoint suffix, or an existing file): handed to
+  ``policies.neural.load(path, game)``, the trainer's module.
+
+A spec may carry knobs after colons: ``scripted-hard:rollouts=400:candidates=8``; keyword
+knobs given to :func:`load` win over those in the spec.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from pathlib import Path
+from typing import Any
+
+from .base import Player, RandomPlayer
+
+GAMES = ("daifugo", "president", "doudizhu")
+LEVELS = ("easy", "medium", "hard")
+SCRIPTED_PREFIX = "scripted-"
+RANDOM = "random"
+CHECKPOINT_SUFFIXES = (".pt", ".pth", ".ckpt", ".onnx")
+CONFIG_PATH = Path(__file__).resolve().parent.parent / "configs" / "cpus.yaml"
+#: the scripted family of each game: Daifugo and President share one engine and its bots
+FAMILY = {"daifugo": "policies.daifugo", "president": "policies.daifugo", "doudizhu": "policies.doudizhu"}
+SPEC_SEPARATOR = ":"
+
+
+def known_names(game: str) -> list[str]:
+    """Every name :func:`load` accepts for ``game`` (besides checkpoint paths)."""
+    _check_game(game)
+    return [RANDOM, *LEVELS, *(SCRIPTED_PREFIX + level for level in LEVELS)]
+
+
+def cpu_levels(game: str, config: str | os.PathLike | None = None) -> dict[str, str]:
+    """The level -> spec table of ``game`` from the CPU config (``configs/cpus.yaml``)."""
+    import yaml
+
+    _check_game(game)
+    path = Path(config) if config is not None else CONFIG_PATH
+    with open(path, encoding="utf-8") as f:
+        table = yaml.safe_load(f) or {}
+    levels = table.get(game)
+    if not isinstance(levels, dict):
+        raise ValueError(f"CPU config {str(path)!r} has no table for game {game!r}")
+    missing = [level for level in LEVELS if level not in levels]
+    if missing:
+        raise ValueError(f"CPU config {str(path)!r}: game {game!r} lacks level(s) {missing}")
+    return {level: str(levels[level]) for level in LEVELS}
+
+
+def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
+    """``"scripted-hard:rollouts=400"`` -> ``("scripted-hard", {"rollouts": 400})``."""
+    if not isinstance(spec, str) or not spec.strip():
+        raise ValueError(f"a player spec must be a non-empty string, got {spec!r}")
+    name, *parts = spec.strip().split(SPEC_SEPARATOR)
+    knobs = {}
+    for part in parts:
+        key, eq, value = part.partition("=")
+        if not eq or not key:
+            raise ValueError(f"player spec {spec!r}: knob {part!r} is not key=value")
+        knobs[key.strip()] = knob_value(value.strip())
+    return name, knobs
+
+
+def load(
+    game: str,
+    name_or_path: str,
+    seed: int | None = None,
+    config: str | os.PathLike | None = None,
+    **knobs: Any,
+) -> Player:
+    """The player called ``name_or_path`` for ``game`` (module docstring), seeded with
+    ``seed``. Unknown names raise ``ValueError`` listing the known ones."""
+    _check_game(game)
+    name, spec_knobs = parse_spec(name_or_path) if not _is_path(name_or_path) else (name_or_path, {})
+    knobs = {**spec_knobs, **knobs}
+    if name in LEVELS:
+        target = cpu_levels(game, config)[name]
+        target_name, target_knobs = parse_spec(target) if not _is_path(target) else (target, {})
+        if target_name in LEVELS:
+            raise ValueError(f"CPU config: level {name!r} of {game!r} points at level {target!r}")
+        player = load(game, target, seed, config, **{**target_knobs, **knobs})
+        player.name = name
+        return player
+    if name == RANDOM:
+        if knobs:
+            raise ValueError(f"the random player takes no knobs, got {sorted(knobs)}")
+        player = RandomPlayer(seed)
+    elif name.startswith(SCRIPTED_PREFIX) and name[len(SCRIPTED_PREFIX) :] in LEVELS:
+        family = _family(game)
+        player = family.make(name[len(SCRIPTED_PREFIX) :], seed, **knobs)
+    elif _is_path(name):
+        player = _load_checkpoint(name, game, seed, knobs)
+    else:
+        raise ValueError(
+            f"unknown player {name!r} for {game!r}; known names are "
+            f"{', '.join(known_names(game))}, or a checkpoint path"
+        )
+    player.name = name
+    return player
+
+
+def _check_game(game: str) -> None:
+    if game not in GAMES:
+        raise ValueError(f"unknown game {game!r}; games are {', '.join(GAMES)}")
+
+
+def _family(game: str):
+    module = FAMILY[game]
+    try:
+        return importlib.import_module(module)
+    except ModuleNotFoundError as err:
+        if err.name is not None and module.startswith(err.name):
+            raise ValueError(
+                f"the scripted {game!r} players ({module}) are not in this tree yet"
+            ) from err
+        raise
+
+
+def _is_path(name: str) -> bool:
+    return (
+        "/" in name
+        or os.sep in name
+        or name.endswith(CHECKPOINT_SUFFIXES)
+        or os.path.exists(name)
+    )
+
+
+def _load_checkpoint(path: str, game: str, seed: int | None, knobs: dict) -> Player:
+    try:
+        neural = importlib.import_module("policies.neural")
+    except ModuleNotFoundError as err:
+        if err.name in ("policies.neural", "policies"):
+            raise ValueError(
+                f"loading the checkpoint {path!r} needs policies.neural (the trainer's module), "
+                "which this tree does not have yet"
+            ) from err
+        raise
+    player = neural.load(path, game, **knobs) if knobs else neural.load(path, game)
+    if not isinstance(player, Player):
+        raise ValueError(
+            f"policies.neural.load({path!r}, {game!r}) returned {type(player).__name__}, "
+            "not a policies.base.Player"
+        )
+    if seed is not None:
+        player.seed(seed)
+    return player
+
+
+def knob_value(text: str) -> Any:
+    """A knob or switch value from text: ``true``/``false``, an int, a float, else the text."""
+    lowered = text.lower()
+    if lowered in ("true", "false"):
+        return lowered == "true"
+    for cast in (int, float):
+        try:
+            return cast(text)
+        except ValueError:
+            pass
+    return text

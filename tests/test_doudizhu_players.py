@@ -1,0 +1,218 @@
+"""Dou Dizhu players: legality at every level, hidden cards, the seed's Normal and Hard
+behaviours as cases, the search's position rebuild and hand sampler."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+import policies
+from envs import doudizhu_v0
+from envs.doudizhu.cards import UNIT, counts, parse
+from policies.doudizhu import EasyPlayer, MediumPlayer, SearchPlayer
+from policies.doudizhu.search import HandSampler
+
+FAST_HARD = "scripted-hard:rollouts=8:candidates=3"
+LEVEL_SPECS = ["random", "easy", "medium", FAST_HARD]
+
+
+def test_levels_resolve():
+    assert isinstance(policies.load("doudizhu", "easy"), EasyPlayer)
+    assert isinstance(policies.load("doudizhu", "medium"), MediumPlayer)
+    assert isinstance(policies.load("doudizhu", "hard"), SearchPlayer)
+    with pytest.raises(ValueError, match="knobs are"):
+        policies.load("doudizhu", "medium", nonsense=1)
+
+
+def test_every_level_plays_legal_moves_and_ignores_hidden_cards():
+    env = doudizhu_v0.env()
+    raw = env.unwrapped
+    players = [policies.load("doudizhu", spec).bind(raw.game) for spec in LEVEL_SPECS]
+    rng = np.random.default_rng(0)
+    checked = 0
+    for game in range(3):
+        env.reset(seed=game)
+        for agent in env.agent_iter():
+            obs, _r, term, trunc, _i = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            st = raw.game_state
+            seat = st.current_player
+            legal = np.flatnonzero(obs["action_mask"])
+            if len(legal) > 1 and rng.random() < 0.3:
+                view = raw.view(seat)
+                picks = []
+                for i, p in enumerate(players):
+                    p.seed(i)
+                    picks.append(p.act(obs, view))
+                    assert obs["action_mask"][picks[-1]] == 1, p
+                if st.phase == 1:
+                    # the other two seats' cards dealt anew (same counts): same moves
+                    others = [s for s in range(3) if s != seat]
+                    pool = [r for s in others for r, c in enumerate(counts(st.hands[s])) for _ in range(c)]
+                    saved = st.hands[:]
+                    rng.shuffle(pool)
+                    cut = sum(counts(st.hands[others[0]]))
+                    for s, part in zip(others, (pool[:cut], pool[cut:])):
+                        st.hands[s] = sum(UNIT[r] for r in part)
+                    st._legal = None
+                    assert raw.view(seat) == view
+                    for i, p in enumerate(players):
+                        p.seed(i)
+                        assert p.act(raw.observe(agent), raw.view(seat)) == picks[i], p
+                    st.hands[:] = saved
+                    st._legal = None
+                checked += 1
+            env.step(int(rng.choice(legal)))
+    assert checked > 10
+
+
+def test_medium_does_not_beat_its_partner():
+    """A peasant facing its partner's play passes (while nobody is about to go out)."""
+    env = doudizhu_v0.env()
+    env.reset(seed=0)
+    raw = env.unwrapped
+    medium = policies.load("doudizhu", "medium").bind(raw.game)
+    rng = np.random.default_rng(3)
+    seen = 0
+    for game in range(6):
+        env.reset(seed=game)
+        for agent in env.agent_iter():
+            obs, _r, term, trunc, _i = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            st = raw.game_state
+            seat = st.current_player
+            view = raw.view(seat)
+            if (
+                st.phase == 1
+                and view["role"] == "peasant"
+                and view["pile"] is not None
+                and view["pile_owner"] != view["landlord"]
+                and min(view["cards_left"]) > 2
+            ):
+                assert raw.action_to_str(medium.act(obs, view)) == "pass"
+                seen += 1
+            env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    assert seen > 0
+
+
+def test_medium_blocks_a_landlord_with_one_card():
+    """The landlord holds one card: a peasant leading plays a pair or longer, not a single."""
+    env = doudizhu_v0.env()
+    raw = env.unwrapped
+    rng = np.random.default_rng(5)
+    medium = policies.load("doudizhu", "medium").bind(raw.game)
+    seen = 0
+    for game in range(60):
+        env.reset(seed=game)
+        for agent in env.agent_iter():
+            obs, _r, term, trunc, _i = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            st = raw.game_state
+            view = raw.view(st.current_player)
+            if (
+                st.phase == 1
+                and view["role"] == "peasant"
+                and view["pile"] is None
+                and view["cards_left"][view["landlord"]] == 1
+            ):
+                legal = policies.legal_ids(obs)
+                cat = raw.game.catalog
+                if any(cat.num_cards[a] >= 2 for a in legal) and sum(counts(st.hands[st.current_player])) > 1:
+                    action = medium.act(obs, view)
+                    assert cat.num_cards[action] >= 2 or not st.hands[st.current_player] - cat.cards[action]
+                    seen += 1
+            env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    assert seen > 0
+
+
+def test_medium_bids_as_the_evaluator_advises():
+    env = doudizhu_v0.env()
+    env.reset(seed=7)
+    raw = env.unwrapped
+    medium = policies.load("doudizhu", "medium").bind(raw.game)
+    seat = raw.game_state.current_player
+    view = raw.view(seat)
+    action = medium.act(raw.observe(env.agent_selection), view)
+    advised = raw.game.evaluator.recommend_bid(parse(view["hand"]))
+    assert raw.action_to_str(action) == ("bid pass" if advised == 0 else f"bid {advised}")
+
+
+def test_hard_bombs_when_that_finishes_in_two_plays():
+    """The landlord holds a bomb and a pair, facing a pair: the bomb, then the pair."""
+    env = doudizhu_v0.env()
+    raw = env.unwrapped
+    game = raw.game
+    hard = policies.load("doudizhu", "scripted-hard:rollouts=8").bind(game)
+    view = {
+        "seat": 0, "role": "landlord", "phase": "play", "to_move": 0, "hand": "3333KK",
+        "landlord": 0, "pile": "QQ", "pile_owner": 1, "cards_left": [6, 5, 5],
+        "unseen": "AA22BR789TJ", "bids": [1, 0, 0], "kitty": "345",
+    }
+    legal = [game.catalog.PASS, game.catalog.action_from_str("3333"), game.catalog.action_from_str("KK")]
+    scores = hard.scores(view, legal)
+    assert max(scores, key=scores.get) == game.catalog.action_from_str("3333")
+
+
+def test_rebuild_plays_on_exactly_like_the_real_position():
+    env = doudizhu_v0.env()
+    raw = env.unwrapped
+    rng = np.random.default_rng(1)
+    compared = 0
+    for g in range(4):
+        env.reset(seed=g)
+        for agent in env.agent_iter():
+            obs, _r, term, trunc, _i = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            st = raw.game_state
+            if st.phase == 1 and rng.random() < 0.3:
+                twin = raw.game.from_view(raw.view(st.current_player), st.hands)
+                real = st.clone()
+                line = random.Random(compared)
+                while not real.terminal:
+                    legal = real.legal_actions()
+                    assert sorted(legal) == sorted(twin.legal_actions())
+                    move = legal[line.randrange(len(legal))]
+                    assert real.apply(move) == twin.apply(move)
+                compared += 1
+            env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    assert compared > 5
+
+
+def test_hand_sampler_keeps_counts_and_the_kitty_with_the_landlord():
+    env = doudizhu_v0.env()
+    raw = env.unwrapped
+    rng = np.random.default_rng(2)
+    env.reset(seed=3)
+    checked = 0
+    for agent in env.agent_iter():
+        obs, _r, term, trunc, _i = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        st = raw.game_state
+        seat = st.current_player
+        if st.phase == 1 and seat != st.landlord:
+            view = raw.view(seat)
+            sampler = HandSampler(view)
+            kitty = counts(st.kitty)
+            for _ in range(10):
+                hands = sampler.sample(rng)
+                assert [sum(counts(h)) for h in hands] == view["cards_left"]
+                assert hands[seat] == st.hands[seat]
+                assert sum(hands) == sum(st.hands)  # the same cards, dealt otherwise
+                held = counts(hands[st.landlord])
+                played = counts(st.played[st.landlord])
+                assert all(held[r] >= kitty[r] - played[r] for r in range(len(kitty)))
+            checked += 1
+        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    assert checked > 0

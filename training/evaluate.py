@@ -1,0 +1,643 @@
+"""The evaluation harness: duplicate-deal tournaments between any players on any env.
+
+A tournament plays one or more *lineups* (a player spec per seat) over the same ``deals``
+deals. Deal ``i`` is drawn from ``(seed, i)`` and replayed through its deal code once per
+distinct cyclic rotation of the lineup, so every player sits in every seat of every deal and
+the luck of the cards cancels. Players are re-seeded from ``(seed, lineup, deal, rotation,
+slot)`` before each game: results do not depend on the number of worker processes.
+
+Figures (each with a 95% interval over deals, :mod:`training.stats`):
+
+- Daifugo / President: mean points per round, the distribution of places, first-place share;
+  for every two players of a lineup, the per-deal difference of their mean points;
+- Dou Dizhu: WP (share of games won) and ADP (average points per game, counted once per side:
+  the peasants' points, or the landlord's halved, in units of bid x multiplier) for each
+  player on each side, as in the DouZero paper; for every two players, the games where one
+  is the landlord and the other holds both peasant seats: the first one's WP and the ADP
+  difference (the duel mode, ``landlord="fixed"``, plays exactly those games);
+- a ladder: Elo ratings (Bradley-Terry over who placed higher at a table; Dou Dizhu: which
+  side won) with bootstrap intervals, over every player of the tournament.
+
+``pool`` mode plays, for every two players of a pool, the lineup that alternates them around
+the table (``A B A B``), so the ladder and the pairwise figures cover the whole pool.
+
+Dou Dizhu deals where every bid passed (the engine ends them unscored) count for nobody.
+
+Results: a terminal table (:func:`format_report`), ``summary.json``, ``results.csv`` and
+``ladder.png`` (:func:`write_outputs`).
+"""
+
+from __future__ import annotations
+
+import csv
+import importlib
+import itertools
+import json
+import math
+import os
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from . import stats
+
+ENV_MODULES = {
+    "daifugo": "envs.daifugo_v0",
+    "president": "envs.president_v0",
+    "doudizhu": "envs.doudizhu_v0",
+}
+DEFAULT_TABLE = {"daifugo": 4, "president": 4, "doudizhu": 3}
+#: games that run on the Daifugo engine (places and points per round)
+CLIMBING = ("daifugo", "president")
+DEFAULT_WORKERS = 2
+DEFAULT_DEALS = 100
+DEFAULT_ROUNDS = 1
+#: work units per worker: enough for an even load and a live progress bar
+CHUNKS_PER_WORKER = 8
+STREAM_DEALS = 0
+STREAM_PLAYERS = 1
+STREAM_LADDER = 2
+LANDLORD, PEASANTS = "landlord", "peasants"
+LANDLORD_MODES = ("bid", "fixed")
+
+
+@dataclass(frozen=True)
+class EvalConfig:
+    """One tournament. ``lineups``: a tuple of player specs per seat, per lineup."""
+
+    game: str
+    lineups: tuple[tuple[str, ...], ...]
+    deals: int = DEFAULT_DEALS
+    rounds: int | None = DEFAULT_ROUNDS
+    """rounds per match (Daifugo / President); ``None``: the preset's own"""
+    seed: int = 0
+    workers: int = DEFAULT_WORKERS
+    rules: tuple[tuple[str, Any], ...] = ()
+    """house-rule switches for the env, as ``(name, value)`` pairs"""
+    progress: bool = True
+    landlord: str = "bid"
+    """Dou Dizhu: ``"bid"`` (the bidding decides; lineups rotate over the seats) or
+    ``"fixed"`` (DouZero's duel: seat 0 of the lineup is the landlord with the deal's first
+    bidder's cards and the kitty, bid 1; a lineup ``A B B`` is also played as ``B A A``)"""
+
+    def __post_init__(self) -> None:
+        if self.game not in ENV_MODULES:
+            raise ValueError(f"unknown game {self.game!r}; games are {', '.join(ENV_MODULES)}")
+        if not self.lineups:
+            raise ValueError("a tournament needs at least one lineup")
+        sizes = {len(lineup) for lineup in self.lineups}
+        if len(sizes) != 1:
+            raise ValueError(f"lineups must all have one table size, got sizes {sorted(sizes)}")
+        if self.game == "doudizhu" and sizes != {DEFAULT_TABLE["doudizhu"]}:
+            raise ValueError(f"Dou Dizhu seats 3 players, got lineups of {sizes.pop()}")
+        if self.deals < 1:
+            raise ValueError(f"deals must be at least 1, got {self.deals}")
+        if self.workers < 1:
+            raise ValueError(f"workers must be at least 1, got {self.workers}")
+        if self.landlord not in LANDLORD_MODES:
+            raise ValueError(f"landlord must be one of {LANDLORD_MODES}, got {self.landlord!r}")
+        if self.landlord == "fixed" and self.game != "doudizhu":
+            raise ValueError("landlord='fixed' is a Dou Dizhu mode")
+        if self.rounds is not None and self.rounds < 1:
+            raise ValueError(f"rounds must be at least 1, got {self.rounds}")
+
+    @property
+    def table_size(self) -> int:
+        return len(self.lineups[0])
+
+    @property
+    def labels(self) -> list[str]:
+        """Every distinct player spec, in order of first appearance."""
+        return list(dict.fromkeys(spec for lineup in self.lineups for spec in lineup))
+
+
+def pool_lineups(
+    pool: Sequence[str], table_size: int, landlord: str = "bid"
+) -> tuple[tuple[str, ...], ...]:
+    """For every two players of ``pool``, the lineup that alternates them (``A B A B``); in
+    the Dou Dizhu duel (``landlord="fixed"``) ``A B B``, which is played as ``B A A`` too."""
+    pool = list(dict.fromkeys(pool))
+    if len(pool) < 2:
+        raise ValueError(f"a pool needs at least two distinct players, got {pool}")
+    if landlord == "fixed":
+        return tuple((a, b, b) for a, b in itertools.combinations(pool, 2))
+    return tuple(
+        tuple(a if seat % 2 == 0 else b for seat in range(table_size))
+        for a, b in itertools.combinations(pool, 2)
+    )
+
+
+def make_env(game: str, table_size: int, rounds: int | None, rules: dict[str, Any]):
+    """The env of ``game`` for a tournament (Daifugo/President: ``table_size`` players)."""
+    module = importlib.import_module(ENV_MODULES[game])
+    kwargs = dict(rules)
+    if game in CLIMBING:
+        kwargs["players"] = table_size
+        if rounds is not None:
+            kwargs["rounds"] = rounds
+    return module.env(**kwargs)
+
+
+def deal_codes(game_obj, seed: int, deals: Sequence[int]) -> list[str]:
+    """The deal code of each deal index, drawn from ``(seed, index)``."""
+    return [
+        game_obj.new_state(np.random.default_rng([seed, STREAM_DEALS, i])).deal_code for i in deals
+    ]
+
+
+def arrangements(lineup: Sequence[str], landlord: str = "bid") -> list[tuple[int, ...]]:
+    """The seatings of a lineup, each as ``slot_of_seat``: the distinct rotations, or in the
+    Dou Dizhu duel the lineup as given plus, for ``A B B``, the swap ``B A A``."""
+    if landlord != "fixed":
+        return rotations(lineup)
+    out = [tuple(range(len(lineup)))]
+    if len(set(lineup[1:])) == 1 and lineup[0] != lineup[1]:
+        out.append((1,) + (0,) * (len(lineup) - 1))
+    return out
+
+
+def rotations(lineup: Sequence[str]) -> list[tuple[int, ...]]:
+    """Distinct cyclic rotations as ``slot_of_seat`` tuples: at rotation ``r`` seat ``s`` is
+    played by slot ``(s - r) % n``; rotations that seat the same specs again are dropped."""
+    n = len(lineup)
+    out, seen = [], set()
+    for r in range(n):
+        slots = tuple((s - r) % n for s in range(n))
+        specs = tuple(lineup[i] for i in slots)
+        if specs not in seen:
+            seen.add(specs)
+            out.append(slots)
+    return out
+
+
+# -- playing ---------------------------------------------------------------------------------
+
+
+def duel_options(game_obj, code: str) -> dict[str, Any]:
+    """Reset options that seat the deal ``code``'s first bidder as landlord at seat 0 (bid 1,
+    the kitty in its hand) and the next seats after it at seats 1 and 2."""
+    from envs.doudizhu.cards import format_cards
+
+    state = game_obj.new_state(np.random.default_rng(0), {"deal": code})
+    first = state.first_bidder
+    order = [(first + k) % len(state.hands) for k in range(len(state.hands))]
+    hands = [state.hands[s] for s in order]
+    hands[0] += state.kitty
+    return {
+        "hands": [format_cards(h) for h in hands],
+        "kitty": format_cards(state.kitty),
+        "landlord": 0,
+        "bid": 1,
+        "first_bidder": 0,
+    }
+
+
+def play_game(env, players: Sequence, code: str, options: dict | None = None) -> dict[str, Any]:
+    """Play one match of the deal ``code`` (or of reset ``options``) with ``players[seat]``;
+    the outcome as plain values (Daifugo/President: places per round; Dou Dizhu: landlord
+    and returns)."""
+    env.reset(seed=0, options=options or {"deal": code})
+    raw = env.unwrapped
+    game = raw.game
+    seat_of = {agent: i for i, agent in enumerate(raw.possible_agents)}
+    for player in players:
+        player.bind(game)
+    climbing = hasattr(game, "rules") and hasattr(game.rules, "points")
+    places: list[list[int]] = []
+    for agent in env.agent_iter():
+        obs, _reward, term, trunc, _info = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        seat = seat_of[agent]
+        action = int(players[seat].act(obs, raw.view(seat)))
+        if not 0 <= action < len(obs["action_mask"]) or not obs["action_mask"][action]:
+            raise ValueError(
+                f"player {players[seat].name!r} at seat {seat} chose the illegal action {action}"
+            )
+        round_before = raw.game_state.round if climbing else 0
+        env.step(action)
+        if climbing and (raw.game_state.round != round_before):
+            places.append(list(raw.game_state.titles))
+    state = raw.game_state
+    if climbing:
+        return {"places": places}
+    return _doudizhu_outcome(state)
+
+
+def _doudizhu_outcome(state) -> dict[str, Any]:
+    view = state.view(0)
+    return {
+        "landlord": view.get("landlord"),
+        "returns": [float(x) for x in state.returns()],
+    }
+
+
+def _run_chunk(config: EvalConfig, lineup_index: int, deals: list[int]) -> list[dict]:
+    """Worker: play ``deals`` for one lineup, every rotation; returns one record per game."""
+    import policies
+
+    lineup = config.lineups[lineup_index]
+    env = make_env(config.game, config.table_size, config.rounds, dict(config.rules))
+    env.reset(seed=config.seed)
+    codes = deal_codes(env.unwrapped.game, config.seed, deals)
+    seatings = arrangements(lineup, config.landlord)
+    # one player per (seat, slot) in use, so no two seats share a random stream
+    players = {
+        (seat, slot): policies.load(config.game, lineup[slot])
+        for slots in seatings
+        for seat, slot in enumerate(slots)
+    }
+    records = []
+    for deal, code in zip(deals, codes):
+        options = duel_options(env.unwrapped.game, code) if config.landlord == "fixed" else None
+        for rot, slots in enumerate(seatings):
+            seated = []
+            for seat, slot in enumerate(slots):
+                player = players[seat, slot]
+                player.seed(
+                    np.random.SeedSequence(
+                        [config.seed, STREAM_PLAYERS, lineup_index, deal, rot, seat, slot]
+                    )
+                )
+                seated.append(player)
+            outcome = play_game(env, seated, code, options)
+            records.append(
+                {
+                    "lineup": lineup_index,
+                    "deal": deal,
+                    "rotation": rot,
+                    "code": code,
+                    "seats": [lineup[slot] for slot in slots],
+                    **outcome,
+                }
+            )
+    return records
+
+
+def _worker_init() -> None:
+    os.environ["OMP_NUM_THREADS"] = "1"
+
+
+def run(config: EvalConfig) -> list[dict]:
+    """Play the tournament; returns every game's record (sorted by lineup, deal, rotation)."""
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    per_chunk = max(1, math.ceil(config.deals / (config.workers * CHUNKS_PER_WORKER)))
+    tasks = [
+        (li, list(range(start, min(start + per_chunk, config.deals))))
+        for li in range(len(config.lineups))
+        for start in range(0, config.deals, per_chunk)
+    ]
+    total = config.deals * len(config.lineups)
+    bar = _progress(total, config.progress, config.game)
+    records: list[dict] = []
+    try:
+        if config.workers == 1:
+            for li, deals in tasks:
+                records += _run_chunk(config, li, deals)
+                bar.update(len(deals))
+        else:
+            with ProcessPoolExecutor(config.workers, initializer=_worker_init) as pool:
+                futures = {pool.submit(_run_chunk, config, li, deals): deals for li, deals in tasks}
+                for fut in as_completed(futures):
+                    records += fut.result()
+                    bar.update(len(futures[fut]))
+    finally:
+        bar.close()
+    records.sort(key=lambda r: (r["lineup"], r["deal"], r["rotation"]))
+    return records
+
+
+def _progress(total: int, enabled: bool, game: str):
+    from tqdm import tqdm
+
+    return tqdm(total=total, disable=not enabled, desc=f"{game} deals", unit="deal")
+
+
+# -- figures ---------------------------------------------------------------------------------
+
+
+@dataclass
+class Report:
+    """Everything a tournament measured; ``to_dict`` for JSON."""
+
+    config: dict[str, Any]
+    players: dict[str, dict[str, Any]] = field(default_factory=dict)
+    pairs: list[dict[str, Any]] = field(default_factory=list)
+    ladder: list[dict[str, Any]] = field(default_factory=list)
+    games: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _ci(values) -> dict[str, float]:
+    mean, low, high = stats.mean_ci(values)
+    return {"mean": mean, "low": low, "high": high}
+
+
+def summarize(config: EvalConfig, records: list[dict], points: Sequence[float] | None = None) -> Report:
+    """The figures of a tournament (module docstring). ``points``: points per place of the
+    climbing games (read from the env's rules when omitted)."""
+    report = Report(config=_config_dict(config), games=len(records))
+    labels = config.labels
+    if config.game in CLIMBING:
+        if points is None:
+            env = make_env(config.game, config.table_size, config.rounds, dict(config.rules))
+            points = env.unwrapped.game.rules.points
+        _climbing_figures(report, config, records, list(points), labels)
+    else:
+        _doudizhu_figures(report, config, records, labels)
+    return report
+
+
+def _by_deal(records: list[dict], lineup: int | None = None) -> dict[int, list[dict]]:
+    out: dict[int, list[dict]] = {}
+    for rec in records:
+        if lineup is None or rec["lineup"] == lineup:
+            out.setdefault(rec["deal"], []).append(rec)
+    return out
+
+
+def _climbing_figures(report, config, records, points, labels) -> None:
+    n = config.table_size
+    deals = _by_deal(records)
+    per_deal_points = {label: [] for label in labels}
+    per_deal_places = {label: [] for label in labels}
+    index = {label: i for i, label in enumerate(labels)}
+    wins = np.zeros((len(deals), len(labels), len(labels)))
+    for d, (deal, recs) in enumerate(sorted(deals.items())):
+        pts = {label: [] for label in labels}
+        hist = {label: np.zeros(n) for label in labels}
+        for rec in recs:
+            for places in rec["places"]:
+                for seat, label in enumerate(rec["seats"]):
+                    pts[label].append(points[places[seat]])
+                    hist[label][places[seat]] += 1
+                for a, b in itertools.combinations(range(n), 2):
+                    la, lb = rec["seats"][a], rec["seats"][b]
+                    if la != lb:
+                        win, lose = (la, lb) if places[a] < places[b] else (lb, la)
+                        wins[d, index[win], index[lose]] += 1
+        for label in labels:
+            if pts[label]:
+                per_deal_points[label].append(float(np.mean(pts[label])))
+                per_deal_places[label].append(hist[label] / hist[label].sum())
+    for label in labels:
+        if not per_deal_points[label]:
+            continue
+        places = np.array(per_deal_places[label])
+        report.players[label] = {
+            "points_per_round": _ci(per_deal_points[label]),
+            "places": [_ci(places[:, p]) for p in range(n)],
+            "first_place_share": _ci(places[:, 0]),
+            "deals": len(per_deal_points[label]),
+        }
+    for li, lineup in enumerate(config.lineups):
+        present = list(dict.fromkeys(lineup))
+        lineup_deals = _by_deal(records, li)
+        for a, b in itertools.combinations(present, 2):
+            diffs = []
+            for recs in lineup_deals.values():
+                pa = [points[pl[s]] for r in recs for pl in r["places"] for s in range(n) if r["seats"][s] == a]
+                pb = [points[pl[s]] for r in recs for pl in r["places"] for s in range(n) if r["seats"][s] == b]
+                diffs.append(float(np.mean(pa) - np.mean(pb)))
+            report.pairs.append(_pair(li, a, b, "points_per_round", diffs))
+    _ladder(report, config, labels, wins)
+
+
+def _pair(lineup: int, a: str, b: str, metric: str, diffs: list[float]) -> dict[str, Any]:
+    ci = _ci(diffs)
+    if ci["low"] > 0:
+        verdict = f"{a} > {b}"
+    elif ci["high"] < 0:
+        verdict = f"{b} > {a}"
+    else:
+        verdict = "no significant difference"
+    return {"lineup": lineup, "a": a, "b": b, "metric": f"{metric} difference (a - b)", **ci, "verdict": verdict, "deals": len(diffs)}
+
+
+def _ladder(report, config, labels, wins) -> None:
+    if len(labels) < 2 or wins.shape[0] == 0:
+        return
+    rng = np.random.default_rng([config.seed, STREAM_LADDER])
+    rating, low, high = stats.ladder(wins, rng)
+    order = np.argsort(-rating)
+    report.ladder = [
+        {"player": labels[i], "elo": float(rating[i]), "low": float(low[i]), "high": float(high[i])}
+        for i in order
+    ]
+
+
+def _doudizhu_figures(report, config, records, labels) -> None:
+    index = {label: i for i, label in enumerate(labels)}
+    keys = [(label, side) for label in labels for side in (LANDLORD, PEASANTS)]
+    wp: dict = {key: [] for key in keys}
+    adp: dict = {key: [] for key in keys}
+    duels = {pair: ([], []) for pair in itertools.combinations(labels, 2)}
+    # per pair, the first one's wins as landlord and as peasants (games, not deals)
+    by_role = {pair: {LANDLORD: [], PEASANTS: []} for pair in duels}
+    deals = _by_deal(records)
+    wins = np.zeros((len(deals), len(labels), len(labels)))
+    for d, (_deal, recs) in enumerate(sorted(deals.items())):
+        won = {key: [] for key in keys}
+        pts = {key: [] for key in keys}
+        duel = {pair: ([], []) for pair in duels}
+        for rec in recs:
+            landlord = rec["landlord"]
+            if landlord is None:
+                continue  # every bid passed: no game
+            # points per side: the peasants' points, or the landlord's halved (DouZero's ADP)
+            landlord_points = rec["returns"][landlord] / 2
+            landlord_won = landlord_points > 0
+            boss = rec["seats"][landlord]
+            peasants = {label for seat, label in enumerate(rec["seats"]) if seat != landlord}
+            for label, side in [(boss, LANDLORD)] + [(p, PEASANTS) for p in peasants]:
+                mine = landlord_won == (side == LANDLORD)
+                won[label, side].append(float(mine))
+                pts[label, side].append(landlord_points if side == LANDLORD else -landlord_points)
+            for label in peasants - {boss}:
+                a, b = (boss, label) if landlord_won else (label, boss)
+                wins[d, index[a], index[b]] += 1
+            if len(peasants) == 1 and boss not in peasants:
+                (peasant,) = peasants
+                for pair in duel:
+                    if set(pair) == {boss, peasant}:
+                        sign = 1 if pair[0] == boss else -1
+                        duel[pair][0].append(float(landlord_won == (sign > 0)))
+                        duel[pair][1].append(sign * 2 * landlord_points)
+                        role = LANDLORD if sign > 0 else PEASANTS
+                        by_role[pair][role].append(float(landlord_won == (sign > 0)))
+        for key in keys:
+            if won[key]:
+                wp[key].append(float(np.mean(won[key])))
+                adp[key].append(float(np.mean(pts[key])))
+        for pair, (w, x) in duel.items():
+            if w:
+                duels[pair][0].append(float(np.mean(w)))
+                duels[pair][1].append(float(np.mean(x)))
+    for label in labels:
+        entry = {}
+        for side in (LANDLORD, PEASANTS):
+            if wp[label, side]:
+                entry[side] = {
+                    "WP": _ci(wp[label, side]),
+                    "ADP": _ci(adp[label, side]),
+                    "deals": len(wp[label, side]),
+                }
+        report.players[label] = entry
+    for (a, b), (w, x) in duels.items():
+        if len(w) > 1:
+            share = _ci(w)
+            pair = _pair(-1, a, b, "ADP", x)
+            pair["WP_a"] = share
+            for role, games in by_role[a, b].items():
+                if games:
+                    pair[f"WP_a_as_{role}"] = float(np.mean(games))
+            if share["low"] > 0.5:
+                pair["verdict"] = f"{a} > {b}"
+            elif share["high"] < 0.5:
+                pair["verdict"] = f"{b} > {a}"
+            else:
+                pair["verdict"] = "no significant difference"
+            report.pairs.append(pair)
+    _ladder(report, config, labels, wins)
+
+
+def _config_dict(config: EvalConfig) -> dict[str, Any]:
+    out = asdict(config)
+    out["lineups"] = [list(x) for x in config.lineups]
+    out["rules"] = dict(config.rules)
+    return out
+
+
+# -- output ----------------------------------------------------------------------------------
+
+
+def _fmt(ci: dict[str, float], digits: int = 3) -> str:
+    if math.isnan(ci["low"]):
+        return f"{ci['mean']:.{digits}f}"
+    half = (ci["high"] - ci["low"]) / 2
+    return f"{ci['mean']:.{digits}f} ± {half:.{digits}f}"
+
+
+def format_report(report: Report) -> str:
+    """The report as terminal tables (means with 95% half-widths)."""
+    cfg = report.config
+    lines = [
+        f"{cfg['game']}: {cfg['deals']} duplicate deals, {report.games} games, seed {cfg['seed']}"
+        + (f", {cfg['rounds']} round(s) per match" if cfg["game"] in CLIMBING else "")
+    ]
+    if cfg["game"] in CLIMBING:
+        n = len(cfg["lineups"][0])
+        head = f"{'player':<34}{'points/round':>18}{'1st share':>16}  places 1..{n}"
+        lines += ["", head, "-" * len(head)]
+        for label, p in report.players.items():
+            places = " ".join(f"{x['mean']:.2f}" for x in p["places"])
+            lines.append(
+                f"{label:<34}{_fmt(p['points_per_round']):>18}{_fmt(p['first_place_share']):>16}  {places}"
+            )
+    else:
+        head = f"{'player':<34}{'side':<10}{'WP':>16}{'ADP':>18}"
+        lines += ["", head, "-" * len(head)]
+        for label, sides in report.players.items():
+            for side, p in sides.items():
+                lines.append(f"{label:<34}{side:<10}{_fmt(p['WP']):>16}{_fmt(p['ADP'], 2):>18}")
+    if report.pairs:
+        duel = cfg["game"] not in CLIMBING
+        head = f"{'a':<26}{'b':<26}{'a - b':>18}" + (f"{'WP of a':>16}" if duel else "")
+        head += "  verdict (95%)"
+        lines += ["", head, "-" * len(head)]
+        for pr in report.pairs:
+            wp = f"{_fmt(pr['WP_a']):>16}" if duel else ""
+            lines.append(f"{pr['a']:<26}{pr['b']:<26}{_fmt(pr, 3):>18}{wp}  {pr['verdict']}")
+        if duel:
+            lines.append("(games where one of them is the landlord and the other both peasants; "
+                         "a - b: points per game, in units of bid x multiplier)")
+            for pr in report.pairs:
+                roles = ", ".join(
+                    f"as {role} {pr[f'WP_a_as_{role}']:.3f}"
+                    for role in (LANDLORD, PEASANTS)
+                    if f"WP_a_as_{role}" in pr
+                )
+                lines.append(f"  WP of {pr['a']} against {pr['b']}: {roles}")
+    if report.ladder:
+        head = f"{'rank':<6}{'player':<34}{'Elo':>8}  95% interval"
+        lines += ["", head, "-" * len(head)]
+        for i, row in enumerate(report.ladder, 1):
+            lines.append(f"{i:<6}{row['player']:<34}{row['elo']:>8.0f}  [{row['low']:.0f}, {row['high']:.0f}]")
+    return "\n".join(lines)
+
+
+def write_outputs(report: Report, out_dir: str | os.PathLike) -> dict[str, Path]:
+    """Write ``summary.json``, ``results.csv`` and ``ladder.png`` under ``out_dir``."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    paths = {"json": out / "summary.json", "csv": out / "results.csv", "png": out / "ladder.png"}
+    paths["json"].write_text(json.dumps(report.to_dict(), indent=2, default=_json_default) + "\n")
+    with open(paths["csv"], "w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(["section", "player", "other", "metric", "mean", "low", "high"])
+        for row in _csv_rows(report):
+            writer.writerow(row)
+    plot_ladder(report, paths["png"])
+    return paths
+
+
+def _csv_rows(report: Report):
+    for label, p in report.players.items():
+        if report.config["game"] in CLIMBING:
+            yield ("player", label, "", "points_per_round", *_triple(p["points_per_round"]))
+            yield ("player", label, "", "first_place_share", *_triple(p["first_place_share"]))
+            for place, ci in enumerate(p["places"], 1):
+                yield ("player", label, "", f"place_{place}_share", *_triple(ci))
+        else:
+            for side, s in p.items():
+                yield ("player", label, side, "WP", *_triple(s["WP"]))
+                yield ("player", label, side, "ADP", *_triple(s["ADP"]))
+    for pr in report.pairs:
+        yield ("pair", pr["a"], pr["b"], pr["metric"], *_triple(pr))
+        if "WP_a" in pr:
+            yield ("pair", pr["a"], pr["b"], "WP of a", *_triple(pr["WP_a"]))
+            for role in (LANDLORD, PEASANTS):
+                if f"WP_a_as_{role}" in pr:
+                    yield ("pair", pr["a"], pr["b"], f"WP of a as {role}", pr[f"WP_a_as_{role}"], "", "")
+    for row in report.ladder:
+        yield ("ladder", row["player"], "", "elo", row["elo"], row["low"], row["high"])
+
+
+def _triple(ci: dict[str, float]) -> tuple[float, float, float]:
+    return ci["mean"], ci["low"], ci["high"]
+
+
+def _json_default(value):
+    if isinstance(value, np.generic):
+        return value.item()
+    raise TypeError(f"cannot write {type(value).__name__} to JSON")
+
+
+def plot_ladder(report: Report, path: str | os.PathLike) -> None:
+    """A PNG of the ladder: each player's Elo with its 95% interval."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = list(reversed(report.ladder))
+    fig, ax = plt.subplots(figsize=(7, 1.2 + 0.5 * max(1, len(rows))))
+    if rows:
+        y = np.arange(len(rows))
+        elo = np.array([r["elo"] for r in rows])
+        err = np.array([[r["elo"] - r["low"] for r in rows], [r["high"] - r["elo"] for r in rows]])
+        ax.errorbar(elo, y, xerr=np.maximum(err, 0), fmt="o", capsize=4)
+        ax.set_yticks(y, [r["player"] for r in rows])
+    ax.set_xlabel("Elo (Bradley-Terry, 95% bootstrap interval)")
+    ax.set_title(f"{report.config['game']}: {report.config['deals']} duplicate deals")
+    ax.grid(axis="x", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
