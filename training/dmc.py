@@ -426,7 +426,8 @@ def train(args: Args) -> dict[str, Any]:
             if p.is_alive():
                 p.terminate()
         if args.eval_every_frames and not interrupted and (
-                not evaluations or evaluations[-1]["frames"] != counters["frames"]):
+                not evaluations or counters["frames"] - evaluations[-1]["frames"]
+                >= args.eval_every_frames // 2):
             latest_eval = run_evaluation()
         save_checkpoint()
         writer.flush()
