@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 import torch
@@ -15,8 +17,10 @@ from training.dmc import train
 
 from trainer_helpers import positions, small_args
 
-CONFIGS = ["configs/daifugo3.yaml", "configs/daifugo4.yaml", "configs/president.yaml",
-           "configs/doudizhu.yaml"]
+ROOT = Path(__file__).resolve().parent.parent
+
+# every training config (cpus.yaml maps CPU levels, not a training run)
+CONFIGS = sorted(p for p in (ROOT / "configs").glob("*.yaml") if p.name != "cpus.yaml")
 
 
 @pytest.fixture(scope="module")
@@ -127,7 +131,7 @@ def test_roles():
         make_game("poker")
 
 
-@pytest.mark.parametrize("path", CONFIGS)
+@pytest.mark.parametrize("path", CONFIGS, ids=[p.name for p in CONFIGS])
 def test_configs_load(path):
     args = make_args(path, ["--minutes", "1"])
     assert args.minutes == 1.0
@@ -212,3 +216,22 @@ def test_fixed_landlord_deals_skip_the_bidding():
         episode_starter(make_game("daifugo", 4), 0.5)
     with pytest.raises(ValueError, match="fixed_landlord is a Dou Dizhu setting"):
         make_args(None, {"fixed_landlord": 0.5}).validate()
+
+
+def test_doudizhu_evaluation_is_the_duel_so_both_sides_are_measured(tmp_path, monkeypatch):
+    # regression: the periodic evaluation let the bidding pick the landlord, and the network
+    # (its bidding trained on one deal in ten) bid 3 almost always, so "WP peasants" came
+    # from one or two games out of sixty
+    from training import evaluate as harness
+    from training.arena import harness_figures
+
+    run = train(small_args(tmp_path, game="doudizhu", players=3, total_frames=64))
+    configs = []
+    real_run = harness.run
+    monkeypatch.setattr(harness, "run", lambda config: configs.append(config) or real_run(config))
+    figures, text = harness_figures({"game": "doudizhu"}, make_game("doudizhu"),
+                                    str(run["run_dir"]), "random", deals=2, seed=0)
+    assert [c.landlord for c in configs] == ["fixed"]
+    assert "WP landlord" in text and "WP peasants" in text
+    for side in ("landlord", "peasants"):
+        assert figures[f"WP_{side}_low"] <= figures[f"WP_{side}"] <= figures[f"WP_{side}_high"]
