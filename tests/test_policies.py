@@ -369,3 +369,30 @@ def test_checkpoint_paths_go_to_policies_neural(monkeypatch):
     )
     with pytest.raises(ValueError, match="not a policies.base.Player"):
         policies.load("daifugo", "model.pt")
+
+
+def test_hand_sampler_when_a_given_joker_may_be_the_one_played():
+    # regression (a 3-round match, hard bot as Very Poor): it gave "As JK" to the Grand
+    # Millionaire, who has one card left; one joker has been played. The sampler pinned both
+    # As and the unplayed joker on the Grand Millionaire (2 cards for a 1-card hand) and
+    # numpy refused the draw. The played joker may be the given one, so only As is sure.
+    game = daifugo_v0.env(players=4, rounds=3).unwrapped.game
+    view = {
+        "seat": 0, "round": 2, "hand": "Jc", "hand_counts": [1, 1, 6, 6],
+        "active": [True, True, True, True], "title_places": [3, 0, 2, 1],
+        "exchange": {"gave": "As JK", "received": "3d 4c", "to_give": 0},
+        "played": "3h 3d 3c 4s 4h 4d 4c 5s 5h 5d 5c 6s 6h 6d 6c 7h 7d 7c 8s 8h 8d 8c 9s 9d 9c "
+                  "Ts Td Tc Jh Jd Qs Qh Qd Ks Kd Ah Ad 2d 2c JK",
+    }
+    deck = game.deck
+    seen = deck.parse(view["hand"]) | deck.parse(view["played"])
+    sampler = HandSampler(game, view)
+    rng = np.random.default_rng(0)
+    holders = set()
+    for _ in range(50):
+        hands = sampler.sample(rng)
+        assert [h.bit_count() for h in hands] == view["hand_counts"]
+        assert sum(hands) == (deck.full & ~deck.parse(view["played"]))  # disjoint, all dealt
+        assert hands[1] == deck.parse("As")
+        holders.add(next(s for s in (2, 3) if hands[s] & deck.joker_mask & ~seen))
+    assert holders == {2, 3}  # the other joker may be with either of the others

@@ -129,6 +129,16 @@ class RolloutPolicy:
             action = legal[0] if len(legal) == 1 else self.choose(state, legal, rnd)
 
 
+def copies_of(deck, cards: int) -> int:
+    """Every copy of the cards in the mask ``cards``: for each card, all cards of its name
+    (a joker: every joker)."""
+    out = deck.joker_mask if cards & deck.joker_mask else 0
+    for card in bit_list(cards & deck.real_mask):
+        rank, suit = deck.rank_suit(card)
+        out |= deck.rank_suit_mask[rank][suit]
+    return out
+
+
 class HandSampler:
     """Deals the cards one seat cannot see to the others, consistently with its view."""
 
@@ -151,9 +161,12 @@ class HandSampler:
         tiers = len(rules.exchange)
         if view["round"] > 0 and place is not None and (place < tiers or place >= players - tiers):
             partner = view["title_places"].index(players - 1 - place)
-            # the cards this seat gave are still with its partner, unless played since
+            # the cards this seat gave are still with its partner, unless played since; a
+            # card with an identical copy seen elsewhere (the two jokers, two decks) may be
+            # the one played or handed back, so only the others are sure
             gave = cards_within(deck, unknown, view["exchange"]["gave"])
-            if view["active"][partner] and view["hand_counts"][partner]:
+            gave &= ~copies_of(deck, played | own)
+            if view["active"][partner] and gave.bit_count() <= view["hand_counts"][partner]:
                 self.fixed[partner] = gave
                 self.need[partner] -= gave.bit_count()
                 unknown &= ~gave
