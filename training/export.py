@@ -14,6 +14,7 @@ feature table digest included).
 from __future__ import annotations
 
 import json
+import math
 import warnings
 from pathlib import Path
 
@@ -73,8 +74,20 @@ def export(checkpoint_path: str | Path, out_dir: str | Path) -> Path:
             "frames": data["counters"]["frames"],
             "updates": data["counters"]["updates"],
             "minutes": round(data["counters"]["elapsed"] / 60, 2),
-            "last_evaluation": evaluations[-1] if evaluations else None,
+            "last_evaluation": _finite(evaluations[-1]) if evaluations else None,
         },
     }
-    (out / META_FILE).write_text(json.dumps(meta, indent=1) + "\n")
+    # strict JSON (no NaN), so that a game in any language can read it
+    (out / META_FILE).write_text(json.dumps(meta, indent=1, allow_nan=False) + "\n")
     return out
+
+
+def _finite(value):
+    """``value`` with every non-finite float (an interval of one game) replaced by None."""
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(item) for item in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value

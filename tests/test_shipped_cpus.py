@@ -1,0 +1,46 @@
+"""The pretrained CPUs shipped in ``cpus/``: they still load under the current envs (their
+recorded spec matches: game, env version, rules, observation layout, action table), play
+whole games with legal moves only, and stay small."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import policies
+from envs import daifugo_v0, doudizhu_v0
+from training.evaluate import play_game
+
+ROOT = Path(__file__).resolve().parent.parent
+MAX_BYTES = 8 * 2**20  # "a few MB" each (Dou Dizhu: four role networks)
+SHIPPED = [
+    # directory, game, env maker (the rules the CPU was trained under)
+    ("daifugo4", "daifugo", lambda: daifugo_v0.env(players=4, rounds=3)),
+    ("doudizhu", "doudizhu", lambda: doudizhu_v0.env()),
+]
+
+
+def _refuse(name):
+    raise ValueError(f"cpu.json holds {name}, which is not JSON")
+
+
+@pytest.mark.parametrize("name, game, make_env", SHIPPED, ids=[s[0] for s in SHIPPED])
+def test_shipped_cpu_plays_whole_games(name, game, make_env):
+    path = ROOT / "cpus" / name
+    size = sum(f.stat().st_size for f in path.iterdir())
+    assert 0 < size <= MAX_BYTES, f"{path}: {size} bytes"
+    # strict JSON: a game in another language reads it (regression: the first export wrote
+    # NaN for the interval of a side with one evaluation game)
+    json.loads((path / "cpu.json").read_text(), parse_constant=_refuse)
+    env = make_env()
+    cpu = policies.load(game, str(path), seed=0)
+    lineup = [cpu if seat % 2 == 0 else policies.load(game, "random", seed=seat)
+              for seat in range(env.unwrapped.game.num_players)]
+    for deal in range(2):
+        env.reset(seed=deal)
+        # the harness's game loop raises ValueError on an illegal move
+        outcome = play_game(env, lineup, env.unwrapped.deal_code)
+        assert all(env.terminations.values())
+        assert outcome.get("places") or outcome.get("returns")
