@@ -396,3 +396,40 @@ def test_hand_sampler_when_a_given_joker_may_be_the_one_played():
         assert hands[1] == deck.parse("As")
         holders.add(next(s for s in (2, 3) if hands[s] & deck.joker_mask & ~seen))
     assert holders == {2, 3}  # the other joker may be with either of the others
+
+
+@pytest.mark.parametrize("module, kwargs", [(daifugo_v0, {"players": 4, "rounds": 3}),
+                                            (president_v0, {"players": 6, "rounds": 3})],
+                         ids=["daifugo-4p", "president-6p-two-decks"])
+def test_hand_sampler_is_consistent_through_whole_matches(module, kwargs):
+    # every decision of later rounds (exchanges known, copies of cards and jokers in play),
+    # reached by medium bots: each sample deals exactly the unseen cards, in the right counts,
+    # and rebuilds into a legal position
+    env = module.env(**kwargs)
+    raw = env.unwrapped
+    game = raw.game
+    bot = policies.load(module.NAME.split("_")[0], "medium", seed=0).bind(game)
+    rng = np.random.default_rng(1)
+    sampled = 0
+    for match in range(4):
+        env.reset(seed=match)
+        for agent in env.agent_iter():
+            obs, _r, term, trunc, _i = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            seat = raw.game_state.current_player
+            view = raw.view(seat)
+            if view["round"] > 0:
+                own = game.deck.parse(view["hand"])
+                unseen = game.deck.full & ~own & ~game.deck.parse(view["played"], own)
+                for hands in (HandSampler(game, view).sample(rng) for _ in range(2)):
+                    assert [h.bit_count() for h in hands] == view["hand_counts"]
+                    assert hands[seat] == own
+                    others = [h for s, h in enumerate(hands) if s != seat]
+                    assert sum(others) & ~unseen == 0  # only unseen cards, each dealt once
+                    assert sum(h.bit_count() for h in others) == sum(others).bit_count()
+                    game.from_view(view, hands)
+                sampled += 1
+            env.step(bot.act(obs, view))
+    assert sampled > 100
