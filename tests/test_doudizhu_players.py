@@ -14,6 +14,8 @@ from envs.doudizhu.cards import UNIT, counts, parse
 from policies.doudizhu import EasyPlayer, MediumPlayer, SearchPlayer
 from policies.doudizhu.search import HandSampler
 
+from play_helpers import live_turns
+
 FAST_HARD = "scripted-hard:rollouts=8:candidates=3"
 LEVEL_SPECS = ["random", "easy", "medium", FAST_HARD]
 
@@ -32,41 +34,34 @@ def test_every_level_plays_legal_moves_and_ignores_hidden_cards():
     players = [policies.load("doudizhu", spec).bind(raw.game) for spec in LEVEL_SPECS]
     rng = np.random.default_rng(0)
     checked = 0
-    for game in range(3):
-        env.reset(seed=game)
-        for agent in env.agent_iter():
-            obs, _r, term, trunc, _i = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
-            st = raw.game_state
-            seat = st.current_player
-            legal = np.flatnonzero(obs["action_mask"])
-            if len(legal) > 1 and rng.random() < 0.3:
-                view = raw.view(seat)
-                picks = []
+    for agent, obs, seat in live_turns(env, range(3)):
+        st = raw.game_state
+        legal = np.flatnonzero(obs["action_mask"])
+        if len(legal) > 1 and rng.random() < 0.3:
+            view = raw.view(seat)
+            picks = []
+            for i, p in enumerate(players):
+                p.seed(i)
+                picks.append(p.act(obs, view))
+                assert obs["action_mask"][picks[-1]] == 1, p
+            if st.phase == 1:
+                # the other two seats' cards dealt anew (same counts): same moves
+                others = [s for s in range(3) if s != seat]
+                pool = [r for s in others for r, c in enumerate(counts(st.hands[s])) for _ in range(c)]
+                saved = st.hands[:]
+                rng.shuffle(pool)
+                cut = sum(counts(st.hands[others[0]]))
+                for s, part in zip(others, (pool[:cut], pool[cut:])):
+                    st.hands[s] = sum(UNIT[r] for r in part)
+                st._legal = None
+                assert raw.view(seat) == view
                 for i, p in enumerate(players):
                     p.seed(i)
-                    picks.append(p.act(obs, view))
-                    assert obs["action_mask"][picks[-1]] == 1, p
-                if st.phase == 1:
-                    # the other two seats' cards dealt anew (same counts): same moves
-                    others = [s for s in range(3) if s != seat]
-                    pool = [r for s in others for r, c in enumerate(counts(st.hands[s])) for _ in range(c)]
-                    saved = st.hands[:]
-                    rng.shuffle(pool)
-                    cut = sum(counts(st.hands[others[0]]))
-                    for s, part in zip(others, (pool[:cut], pool[cut:])):
-                        st.hands[s] = sum(UNIT[r] for r in part)
-                    st._legal = None
-                    assert raw.view(seat) == view
-                    for i, p in enumerate(players):
-                        p.seed(i)
-                        assert p.act(raw.observe(agent), raw.view(seat)) == picks[i], p
-                    st.hands[:] = saved
-                    st._legal = None
-                checked += 1
-            env.step(int(rng.choice(legal)))
+                    assert p.act(raw.observe(agent), raw.view(seat)) == picks[i], p
+                st.hands[:] = saved
+                st._legal = None
+            checked += 1
+        env.step(int(rng.choice(legal)))
     assert checked > 10
 
 

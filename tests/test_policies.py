@@ -15,6 +15,8 @@ from policies.daifugo.hand import HandShape, count_groups
 from policies.daifugo.search import HandSampler
 from policies.hints import Hints
 
+from play_helpers import live_turns
+
 #: a hard player small enough for tests
 FAST_HARD = "scripted-hard:rollouts=12:candidates=3"
 LEVEL_SPECS = ["random", "easy", "medium", FAST_HARD]
@@ -121,21 +123,14 @@ def test_every_level_plays_legal_moves(module, kwargs):
     rng = np.random.default_rng(0)
     raw = env.unwrapped
     checked = 0
-    for match in range(2):
-        env.reset(seed=match)
-        for agent in env.agent_iter():
-            obs, _r, term, trunc, _i = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
-            seat = raw.possible_agents.index(agent)
-            view = raw.view(seat)
-            legal = np.flatnonzero(obs["action_mask"])
-            if len(legal) > 1 and rng.random() < 0.5:
-                for player in players:
-                    assert obs["action_mask"][player.act(obs, view)] == 1, player
-                checked += 1
-            env.step(int(rng.choice(legal)))
+    for _agent, obs, seat in live_turns(env, range(2)):
+        view = raw.view(seat)
+        legal = np.flatnonzero(obs["action_mask"])
+        if len(legal) > 1 and rng.random() < 0.5:
+            for player in players:
+                assert obs["action_mask"][player.act(obs, view)] == 1, player
+            checked += 1
+        env.step(int(rng.choice(legal)))
     assert checked > 20
 
 
@@ -411,25 +406,18 @@ def test_hand_sampler_is_consistent_through_whole_matches(module, kwargs):
     bot = policies.load(module.NAME.split("_")[0], "medium", seed=0).bind(game)
     rng = np.random.default_rng(1)
     sampled = 0
-    for match in range(4):
-        env.reset(seed=match)
-        for agent in env.agent_iter():
-            obs, _r, term, trunc, _i = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
-            seat = raw.game_state.current_player
-            view = raw.view(seat)
-            if view["round"] > 0:
-                own = game.deck.parse(view["hand"])
-                unseen = game.deck.full & ~own & ~game.deck.parse(view["played"], own)
-                for hands in (HandSampler(game, view).sample(rng) for _ in range(2)):
-                    assert [h.bit_count() for h in hands] == view["hand_counts"]
-                    assert hands[seat] == own
-                    others = [h for s, h in enumerate(hands) if s != seat]
-                    assert sum(others) & ~unseen == 0  # only unseen cards, each dealt once
-                    assert sum(h.bit_count() for h in others) == sum(others).bit_count()
-                    game.from_view(view, hands)
-                sampled += 1
-            env.step(bot.act(obs, view))
+    for _agent, obs, seat in live_turns(env, range(4)):
+        view = raw.view(seat)
+        if view["round"] > 0:
+            own = game.deck.parse(view["hand"])
+            unseen = game.deck.full & ~own & ~game.deck.parse(view["played"], own)
+            for hands in (HandSampler(game, view).sample(rng) for _ in range(2)):
+                assert [h.bit_count() for h in hands] == view["hand_counts"]
+                assert hands[seat] == own
+                others = [h for s, h in enumerate(hands) if s != seat]
+                assert sum(others) & ~unseen == 0  # only unseen cards, each dealt once
+                assert sum(h.bit_count() for h in others) == sum(others).bit_count()
+                game.from_view(view, hands)
+            sampled += 1
+        env.step(bot.act(obs, view))
     assert sampled > 100
