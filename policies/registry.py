@@ -5,7 +5,8 @@ Names, per game (``daifugo``, ``president``, ``doudizhu``):
 - ``random``: uniform over the legal moves;
 - ``scripted-easy``, ``scripted-medium``, ``scripted-hard``: the scripted levels;
 - ``easy``, ``medium``, ``hard``: the game's CPU levels, looked up in ``configs/cpus.yaml``
-  (game -> level -> spec), so a level can later be pointed at a trained checkpoint;
+  (game -> level -> spec), so a level can be pointed at a trained CPU (a relative path there
+  is read from the config's folder: ``hard: ../cpus/daifugo4``);
 - a path (anything with a ``/``, a checkpoint suffix, or an existing file): handed to
   ``policies.neural.load(path, game)``, the trainer's module.
 
@@ -84,7 +85,13 @@ def load(
     knobs = {**spec_knobs, **knobs}
     if name in LEVELS:
         target = cpu_levels(game, config)[name]
-        target_name, target_knobs = parse_spec(target) if not _is_path(target) else (target, {})
+        if _is_path(target):
+            # relative to the CPU config's folder, whatever the working directory
+            folder = (Path(config) if config is not None else CONFIG_PATH).parent
+            target = str(folder / target)
+            target_name, target_knobs = target, {}
+        else:
+            target_name, target_knobs = parse_spec(target)
         if target_name in LEVELS:
             raise ValueError(f"CPU config: level {name!r} of {game!r} points at level {target!r}")
         player = load(game, target, seed, config, **{**target_knobs, **knobs})

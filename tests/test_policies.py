@@ -4,6 +4,8 @@ medium player's strategy tips as rule cases, the hard player's hand sampler, and
 from __future__ import annotations
 
 import importlib.util
+import shutil
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -16,6 +18,8 @@ from policies.daifugo.search import HandSampler
 from policies.hints import Hints
 
 from play_helpers import live_turns
+
+ROOT = Path(__file__).resolve().parent.parent
 
 #: a hard player small enough for tests
 FAST_HARD = "scripted-hard:rollouts=12:candidates=3"
@@ -421,3 +425,17 @@ def test_hand_sampler_is_consistent_through_whole_matches(module, kwargs):
             sampled += 1
         env.step(bot.act(obs, view))
     assert sampled > 100
+
+
+def test_cpu_config_paths_are_read_from_the_configs_folder(tmp_path, monkeypatch):
+    # a game embedding climbrl loads its levels from its own working directory
+    shutil.copytree(ROOT / "cpus" / "daifugo4", tmp_path / "mine")
+    (tmp_path / "configs").mkdir()
+    config = tmp_path / "configs" / "cpus.yaml"
+    config.write_text("daifugo:\n  easy: random\n  medium: scripted-medium\n  hard: ../mine\n")
+    elsewhere = tmp_path / "game" / "bin"  # "../mine" from here is game/mine: no such folder
+    elsewhere.mkdir(parents=True)
+    monkeypatch.chdir(elsewhere)
+    hard = policies.load("daifugo", "hard", config=config)
+    assert hard.name == "hard" and hard.meta["trained"]["frames"] > 0
+    hard.bind(daifugo_v0.env(players=4, rounds=3).unwrapped.game)
