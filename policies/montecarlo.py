@@ -11,6 +11,8 @@ from.
 from __future__ import annotations
 
 import math
+import random
+import time
 
 import numpy as np
 
@@ -18,6 +20,8 @@ import numpy as np
 DEFAULT_SWITCH_Z = 1.5
 #: fewer playouts per candidate than this: keep the scripted choice
 MIN_SAMPLES = 3
+SEED_BITS = 63
+MS = 1000.0
 
 
 def paired_pick(values: list[list[float]], z: float = DEFAULT_SWITCH_Z) -> int:
@@ -47,3 +51,55 @@ def check_budget(rollouts, time_ms, candidates, switch_z) -> tuple[int, float, i
     if float(switch_z) < 0:
         raise ValueError(f"switch_z must be >= 0, got {switch_z!r}")
     return int(rollouts), float(time_ms), int(candidates), float(switch_z)
+
+
+class DeterminizedSearch:
+    """The search half of a hard player, mixed in before its scripted player class: the budget
+    knobs (``rollouts``, ``time_ms``, ``candidates``, ``switch_z``; the game's defaults in
+    ``default_rollouts`` and ``default_candidates``) and the loop of :meth:`search`. The game
+    module supplies :meth:`sampler` (hidden hands consistent with a view), :meth:`root` (the
+    position rebuilt with them) and :meth:`playout_value` (one candidate played out)."""
+
+    default_rollouts: int
+    default_candidates: int
+
+    def __init__(self, seed=None, rollouts: int | None = None, time_ms: float = 0.0,
+                 candidates: int | None = None, switch_z: float = DEFAULT_SWITCH_Z, **knobs):
+        super().__init__(seed, **knobs)
+        self.rollouts, self.time_ms, self.candidates, self.switch_z = check_budget(
+            self.default_rollouts if rollouts is None else rollouts, time_ms,
+            self.default_candidates if candidates is None else candidates, switch_z,
+        )
+
+    def sampler(self, game, view):
+        raise NotImplementedError
+
+    def root(self, game, view, hands):
+        """The position to play the candidates out from, or None to stop searching."""
+        return game.from_view(view, hands)
+
+    def playout_value(self, state, seat: int, action: int, rnd: random.Random) -> float:
+        raise NotImplementedError
+
+    def search(self, view, candidates: list[int]) -> int:
+        """The scripted choice ``candidates[0]``, unless another candidate's mean playout value
+        beats it by more than ``switch_z`` standard errors of the paired difference (the same
+        determinization and the same rollout seed for every candidate)."""
+        game = self._require_game()
+        seat = view["seat"]
+        sampler = self.sampler(game, view)
+        rnd = random.Random(int(self.rng.integers(1 << SEED_BITS)))
+        values: list[list[float]] = [[] for _ in candidates]
+        deadline = time.perf_counter() + self.time_ms / MS if self.time_ms else None
+        done = 0
+        while done < self.rollouts:
+            root = self.root(game, view, sampler.sample(self.rng))
+            if root is None:
+                break
+            seed = rnd.getrandbits(SEED_BITS)
+            for i, action in enumerate(candidates):
+                values[i].append(self.playout_value(root.clone(), seat, action, random.Random(seed)))
+            done += len(candidates)
+            if deadline is not None and time.perf_counter() > deadline:
+                break
+        return candidates[paired_pick(values, self.switch_z)]

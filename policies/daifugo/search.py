@@ -25,7 +25,6 @@ Every random draw comes from the player's seeded generator, so a seeded match re
 from __future__ import annotations
 
 import random
-import time
 
 from envs.core.bits import bit_list
 from envs.daifugo.cards import JOKER_RANK
@@ -33,7 +32,7 @@ from envs.daifugo.catalog import SET, SINGLE
 from envs.daifugo.engine import PHASE_PLAY, cards_within
 
 from ..base import legal_ids
-from ..montecarlo import DEFAULT_SWITCH_Z, check_budget, paired_pick
+from ..montecarlo import DeterminizedSearch
 from .hand import STRONG_FROM
 from .heuristic import PHASE_EXCHANGE, MediumPlayer
 
@@ -51,8 +50,6 @@ LEAD_SIZE_SPAN = 32
 JOKER_KEY = 1000
 #: reply key: breaking a set costs as much as this many strength steps
 BREAK_KEY = 8
-SEED_BITS = 63
-MS = 1000.0
 
 
 class RolloutPolicy:
@@ -204,7 +201,7 @@ class HandSampler:
         return hands
 
 
-class HardPlayer(MediumPlayer):
+class HardPlayer(DeterminizedSearch, MediumPlayer):
     """Determinized Monte Carlo over the medium player's best candidates (module docstring).
 
     Knobs: ``rollouts`` (playouts per decision), ``time_ms`` (a wall-clock cap per decision;
@@ -214,20 +211,8 @@ class HardPlayer(MediumPlayer):
     """
 
     name = "scripted-hard"
-
-    def __init__(
-        self,
-        seed=None,
-        rollouts: int = DEFAULT_ROLLOUTS,
-        time_ms: float = 0.0,
-        candidates: int = DEFAULT_CANDIDATES,
-        switch_z: float = DEFAULT_SWITCH_Z,
-        **weights,
-    ):
-        super().__init__(seed, **weights)
-        self.rollouts, self.time_ms, self.candidates, self.switch_z = check_budget(
-            rollouts, time_ms, candidates, switch_z
-        )
+    default_rollouts = DEFAULT_ROLLOUTS
+    default_candidates = DEFAULT_CANDIDATES
 
     def bind(self, game) -> HardPlayer:
         if game is not self.game:
@@ -247,27 +232,13 @@ class HardPlayer(MediumPlayer):
             return candidates[0]
         return self.search(view, candidates)
 
-    def search(self, view, candidates: list[int]) -> int:
-        """The searched move (module docstring): the medium player's choice, unless another
-        candidate's mean points beat it by more than ``switch_z`` standard errors of the
-        paired difference (same determinization, same rollout seed)."""
-        game = self._require_game()
-        seat = view["seat"]
-        points = game.rules.points
-        sampler = HandSampler(game, view)
-        rnd = random.Random(int(self.rng.integers(1 << SEED_BITS)))
-        values: list[list[float]] = [[] for _ in candidates]
-        deadline = time.perf_counter() + self.time_ms / MS if self.time_ms else None
-        done = 0
-        while done < self.rollouts:
-            root = game.from_view(view, sampler.sample(self.rng))
-            if root.phase != PHASE_PLAY:
-                break
-            seed = rnd.getrandbits(SEED_BITS)
-            for i, action in enumerate(candidates):
-                place = self.rollout.playout(root.clone(), seat, action, random.Random(seed))
-                values[i].append(points[place])
-            done += len(candidates)
-            if deadline is not None and time.perf_counter() > deadline:
-                break
-        return candidates[paired_pick(values, self.switch_z)]
+    def sampler(self, game, view) -> HandSampler:
+        return HandSampler(game, view)
+
+    def root(self, game, view, hands):
+        root = game.from_view(view, hands)
+        return root if root.phase == PHASE_PLAY else None
+
+    def playout_value(self, state, seat: int, action: int, rnd: random.Random) -> float:
+        """The points of ``seat``'s place in the round."""
+        return self.game.rules.points[self.rollout.playout(state, seat, action, rnd)]

@@ -13,18 +13,15 @@ stands unless another candidate beats it significantly (:mod:`policies.montecarl
 from __future__ import annotations
 
 import random
-import time
 
 from envs.doudizhu.cards import NUM_RANKS, UNIT, counts, parse
 
 from ..base import legal_ids
-from ..montecarlo import DEFAULT_SWITCH_Z, check_budget, paired_pick
+from ..montecarlo import DeterminizedSearch
 from .heuristic import PHASE_BIDDING, HardPlayer
 
 DEFAULT_ROLLOUTS = 60
 DEFAULT_CANDIDATES = 4
-SEED_BITS = 63
-MS = 1000.0
 ROLLOUT_EPSILON = 0.05
 #: lead key: one rank step outweighs any size difference
 LEAD_SIZE_SPAN = 32
@@ -111,25 +108,13 @@ class RolloutPolicy:
             action = min(legal[1:], key=self.reply_key.__getitem__)
 
 
-class SearchPlayer(HardPlayer):
+class SearchPlayer(DeterminizedSearch, HardPlayer):
     """Hard with determinized Monte Carlo on top (module docstring). Knobs: ``rollouts``,
     ``time_ms``, ``candidates``, ``switch_z`` (as the Daifugo hard player) and Hard's own."""
 
     name = "scripted-hard"
-
-    def __init__(
-        self,
-        seed=None,
-        rollouts: int = DEFAULT_ROLLOUTS,
-        time_ms: float = 0.0,
-        candidates: int = DEFAULT_CANDIDATES,
-        switch_z: float = DEFAULT_SWITCH_Z,
-        **knobs,
-    ):
-        super().__init__(seed, **knobs)
-        self.rollouts, self.time_ms, self.candidates, self.switch_z = check_budget(
-            rollouts, time_ms, candidates, switch_z
-        )
+    default_rollouts = DEFAULT_ROLLOUTS
+    default_candidates = DEFAULT_CANDIDATES
 
     def bind(self, game) -> SearchPlayer:
         if game is not self.game:
@@ -148,25 +133,12 @@ class SearchPlayer(HardPlayer):
             return candidates[0]
         return self.search(view, candidates)
 
-    def search(self, view, candidates: list[int]) -> int:
-        game = self._require_game()
-        seat = view["seat"]
-        sampler = HandSampler(view)
-        rnd = random.Random(int(self.rng.integers(1 << SEED_BITS)))
-        values: list[list[float]] = [[] for _ in candidates]
-        deadline = time.perf_counter() + self.time_ms / MS if self.time_ms else None
-        done = 0
-        while done < self.rollouts:
-            root = game.from_view(view, sampler.sample(self.rng))
-            seed = rnd.getrandbits(SEED_BITS)
-            for i, action in enumerate(candidates):
-                values[i].append(
-                    self.rollout.playout(root.clone(), seat, action, random.Random(seed))
-                )
-            done += len(candidates)
-            if deadline is not None and time.perf_counter() > deadline:
-                break
-        return candidates[paired_pick(values, self.switch_z)]
+    def sampler(self, game, view) -> HandSampler:
+        return HandSampler(view)
+
+    def playout_value(self, state, seat: int, action: int, rnd: random.Random) -> float:
+        """``seat``'s return in stakes."""
+        return self.rollout.playout(state, seat, action, rnd)
 
 
 __all__ = ["HandSampler", "RolloutPolicy", "SearchPlayer"]
