@@ -16,6 +16,7 @@ random choice comes from the player's own ``numpy.random.Generator``, reset by
 
 from __future__ import annotations
 
+from dataclasses import fields
 from typing import Any
 
 import numpy as np
@@ -53,6 +54,25 @@ class Player:
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.name!r})"
+
+
+class Weights:
+    """Base of a scripted player's frozen dataclass of float weights, each one a knob."""
+
+    #: the players named in an unknown-knob error ("medium", "Dou Dizhu")
+    knob_owner = "player"
+
+    @classmethod
+    def from_knobs(cls, knobs: dict):
+        """The weights with ``knobs`` (name -> number) replacing the defaults; ``ValueError``
+        listing the known knobs for an unknown one."""
+        names = {f.name for f in fields(cls)}
+        unknown = set(knobs) - names
+        if unknown:
+            raise ValueError(
+                f"unknown {cls.knob_owner} knob(s) {sorted(unknown)}; knobs are {sorted(names)}"
+            )
+        return cls(**{k: float(v) for k, v in knobs.items()})
 
 
 def legal_ids(observation: dict[str, Any]) -> list[int]:

@@ -25,11 +25,11 @@ mistakes").
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
 from envs.daifugo.catalog import PASS
 
-from ..base import Player, legal_ids
+from ..base import Player, Weights, legal_ids
 from .hand import HandShape, MoveFacts, count_groups, is_control_move, revolution_gain
 
 #: opponents with this many cards or fewer are about to finish (the seed's "1 or 2 cards")
@@ -41,8 +41,10 @@ PHASE_EXCHANGE = "exchange"
 
 
 @dataclass(frozen=True)
-class MediumWeights:
+class MediumWeights(Weights):
     """Weights of the medium player's move score (higher is better); each a knob."""
+
+    knob_owner = "medium"
 
     group: float = 10.0
     """cost per group left in the hand after the move"""
@@ -60,14 +62,6 @@ class MediumWeights:
     """bonus for spending a control when one group is left after it"""
     finish: float = 1000.0
     """score of a move that empties the hand (legal finish)"""
-
-    @classmethod
-    def from_knobs(cls, knobs: dict) -> MediumWeights:
-        names = {f.name for f in fields(cls)}
-        unknown = set(knobs) - names
-        if unknown:
-            raise ValueError(f"unknown medium knob(s) {sorted(unknown)}; knobs are {sorted(names)}")
-        return cls(**{k: float(v) for k, v in knobs.items()})
 
 
 class DaifugoBot(Player):

@@ -16,12 +16,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
 from envs.doudizhu.cards import BLACK_JOKER, TWO, counts, parse
 from envs.doudizhu.catalog import Kind
 
-from ..base import Player, legal_ids
+from ..base import Player, Weights, legal_ids
 
 PHASE_BIDDING = "bidding"
 LANDLORD = "landlord"
@@ -38,8 +38,10 @@ FEED_CARDS = 2
 
 
 @dataclass(frozen=True)
-class DoudizhuWeights:
+class DoudizhuWeights(Weights):
     """Weights of the Normal player's move score (higher is better); each a knob."""
+
+    knob_owner = "Dou Dizhu"
 
     plays: float = 10.0
     """cost per play the hand still needs after the move"""
@@ -62,14 +64,6 @@ class DoudizhuWeights:
     """hard: bonus near the end for a play nobody can beat"""
     finish: float = 1000.0
     """score of a play that empties the hand"""
-
-    @classmethod
-    def from_knobs(cls, knobs: dict) -> DoudizhuWeights:
-        names = {f.name for f in fields(cls)}
-        unknown = set(knobs) - names
-        if unknown:
-            raise ValueError(f"unknown Dou Dizhu knob(s) {sorted(unknown)}; knobs are {sorted(names)}")
-        return cls(**{k: float(v) for k, v in knobs.items()})
 
 
 class DoudizhuBot(Player):
