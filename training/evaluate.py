@@ -43,6 +43,8 @@ from typing import Any
 
 import numpy as np
 
+from envs.core.aec import turns
+
 from . import stats
 
 ENV_MODULES = {
@@ -203,17 +205,11 @@ def play_game(env, players: Sequence, code: str, options: dict | None = None) ->
     env.reset(seed=0, options=options or {"deal": code})
     raw = env.unwrapped
     game = raw.game
-    seat_of = {agent: i for i, agent in enumerate(raw.possible_agents)}
     for player in players:
         player.bind(game)
     climbing = hasattr(game, "rules") and hasattr(game.rules, "points")
     places: list[list[int]] = []
-    for agent in env.agent_iter():
-        obs, _reward, term, trunc, _info = env.last()
-        if term or trunc:
-            env.step(None)
-            continue
-        seat = seat_of[agent]
+    for _agent, obs, seat in turns(env):
         action = int(players[seat].act(obs, raw.view(seat)))
         if not 0 <= action < len(obs["action_mask"]) or not obs["action_mask"][action]:
             raise ValueError(

@@ -12,6 +12,8 @@ from typing import Any
 
 import numpy as np
 
+from envs.core.aec import turns
+
 from .evaluate import CLIMBING, make_env
 
 STREAM_CPUS = 3
@@ -48,14 +50,8 @@ def play_match(
         players.append(cpu.bind(raw.game))
     names = [("you" if s == seat else f"player_{s} ({players[s].name})") for s in range(table)]
     write(f"{game}: you are player_{seat}; " + ", ".join(names[s] for s in range(table) if s != seat))
-    seat_of = {agent: i for i, agent in enumerate(raw.possible_agents)}
     climbing = game in CLIMBING
-    for agent in env.agent_iter():
-        obs, _reward, term, trunc, _info = env.last()
-        if term or trunc:
-            env.step(None)
-            continue
-        s = seat_of[agent]
+    for _agent, obs, s in turns(env):
         try:
             action = players[s].act(obs, raw.view(s))
         except QuitGame:

@@ -213,3 +213,16 @@ class OrderEnforced(OrderEnforcingWrapper):
 def wrap(raw: CardGameEnv) -> OrderEnforcingWrapper:
     """The ``env()`` of every climbrl module: the raw env under order enforcing."""
     return OrderEnforced(raw)
+
+
+def turns(env):
+    """The decisions of ``env``'s current episode (after ``reset``): yields ``(agent,
+    observation, seat)`` for each agent to move, and the caller steps the env with its action;
+    agents that are done are stepped with ``None`` here."""
+    seat_of = {agent: seat for seat, agent in enumerate(env.unwrapped.possible_agents)}
+    for agent in env.agent_iter():
+        observation, _reward, terminated, truncated, _info = env.last()
+        if terminated or truncated:
+            env.step(None)
+            continue
+        yield agent, observation, seat_of[agent]
