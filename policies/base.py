@@ -56,6 +56,28 @@ class Player:
         return f"{type(self).__name__}({self.name!r})"
 
 
+#: how often an easy player plays a uniformly random legal move ("one move in four")
+EASY_MISTAKE_RATE = 0.25
+
+
+class EasyMistakes:
+    """The easy players' play, mixed in before a scripted player class that has ``ranked(view,
+    legal)``: its first move, except a uniformly random legal move one time in
+    ``1 / mistake_rate``."""
+
+    def __init__(self, seed=None, mistake_rate: float = EASY_MISTAKE_RATE):
+        super().__init__(seed)
+        if not 0.0 <= float(mistake_rate) <= 1.0:
+            raise ValueError(f"mistake_rate must be in [0, 1], got {mistake_rate!r}")
+        self.mistake_rate = float(mistake_rate)
+
+    def act(self, observation, view) -> int:
+        legal = legal_ids(observation)
+        if self.rng.random() < self.mistake_rate:
+            return legal[int(self.rng.integers(len(legal)))]
+        return self.ranked(view, legal)[0]
+
+
 class Weights:
     """Base of a scripted player's frozen dataclass of float weights, each one a knob."""
 

@@ -29,14 +29,13 @@ from dataclasses import dataclass
 
 from envs.daifugo.catalog import PASS
 
-from ..base import Player, Weights, legal_ids
+from ..base import EasyMistakes, Player, Weights, legal_ids
 from .hand import HandShape, MoveFacts, count_groups, is_control_move, revolution_gain
 
 #: opponents with this many cards or fewer are about to finish (the seed's "1 or 2 cards")
 BLOCK_CARDS = 2
 #: a hand of this many groups or fewer is "near the end": controls may be spent
 ENDGAME_GROUPS = 2
-EASY_MISTAKE_RATE = 0.25
 PHASE_EXCHANGE = "exchange"
 
 
@@ -158,22 +157,10 @@ class MediumPlayer(DaifugoBot):
         )
 
 
-class EasyPlayer(DaifugoBot):
+class EasyPlayer(EasyMistakes, DaifugoBot):
     """Weakest legal play, never holds back; a random move one time in four."""
 
     name = "scripted-easy"
-
-    def __init__(self, seed=None, mistake_rate: float = EASY_MISTAKE_RATE):
-        super().__init__(seed)
-        if not 0.0 <= float(mistake_rate) <= 1.0:
-            raise ValueError(f"mistake_rate must be in [0, 1], got {mistake_rate!r}")
-        self.mistake_rate = float(mistake_rate)
-
-    def act(self, observation, view) -> int:
-        legal = legal_ids(observation)
-        if self.rng.random() < self.mistake_rate:
-            return legal[int(self.rng.integers(len(legal)))]
-        return self.ranked(view, legal)[0]
 
     def ranked(self, view, legal: list[int]) -> list[int]:
         """Weakest first: plays before a pass, singles first when leading, jokers last."""

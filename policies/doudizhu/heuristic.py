@@ -21,12 +21,11 @@ from dataclasses import dataclass
 from envs.doudizhu.cards import BLACK_JOKER, TWO, counts, parse
 from envs.doudizhu.catalog import Kind
 
-from ..base import Player, Weights, legal_ids
+from ..base import EasyMistakes, Player, Weights, legal_ids
 
 PHASE_BIDDING = "bidding"
 LANDLORD = "landlord"
 PEASANT = "peasant"
-EASY_MISTAKE_RATE = 0.25
 #: a hand that needs this many plays or fewer is near the end
 ENDGAME_PLAYS = 2
 #: hard: near the end means this many plays or fewer
@@ -213,22 +212,10 @@ class HardPlayer(MediumPlayer):
         return not self.moves.replies(unseen, action)
 
 
-class EasyPlayer(DoudizhuBot):
+class EasyPlayer(EasyMistakes, DoudizhuBot):
     """Fácil: weakest play that beats the pile, whoever made it; random one move in four."""
 
     name = "scripted-easy"
-
-    def __init__(self, seed=None, mistake_rate: float = EASY_MISTAKE_RATE):
-        super().__init__(seed)
-        if not 0.0 <= float(mistake_rate) <= 1.0:
-            raise ValueError(f"mistake_rate must be in [0, 1], got {mistake_rate!r}")
-        self.mistake_rate = float(mistake_rate)
-
-    def act(self, observation, view) -> int:
-        legal = legal_ids(observation)
-        if self.rng.random() < self.mistake_rate:
-            return legal[int(self.rng.integers(len(legal)))]
-        return self.ranked(view, legal)[0]
 
     def ranked(self, view, legal: list[int]) -> list[int]:
         self._require_game()
