@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from envs import doudizhu_v0
+from envs.core.aec import turns
 from envs.doudizhu.cards import FULL_DECK, NUM_RANKS, counts
 from envs.doudizhu.engine import DoudizhuConfig, DoudizhuGame, Phase
 
@@ -176,11 +177,7 @@ def test_same_seed_same_game():
         env.reset(seed=seed)
         rng = np.random.default_rng(seed)
         moves = []
-        for agent in env.agent_iter():
-            obs, _, term, trunc, _ = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
+        for agent, obs, _seat in turns(env):
             action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
             moves.append((agent, action, obs["observation"].tobytes()))
             env.step(action)

@@ -10,6 +10,7 @@ import pytest
 
 import policies
 from envs import doudizhu_v0
+from envs.core.aec import turns
 from envs.doudizhu.cards import UNIT, counts, parse
 from policies.doudizhu import EasyPlayer, MediumPlayer, SearchPlayer
 from policies.doudizhu.search import HandSampler
@@ -75,11 +76,7 @@ def test_medium_does_not_beat_its_partner():
     seen = 0
     for game in range(6):
         env.reset(seed=game)
-        for agent in env.agent_iter():
-            obs, _r, term, trunc, _i = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
+        for agent, obs, _seat in turns(env):
             st = raw.game_state
             seat = st.current_player
             view = raw.view(seat)
@@ -105,11 +102,7 @@ def test_medium_blocks_a_landlord_with_one_card():
     seen = 0
     for game in range(60):
         env.reset(seed=game)
-        for agent in env.agent_iter():
-            obs, _r, term, trunc, _i = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
+        for agent, obs, _seat in turns(env):
             st = raw.game_state
             view = raw.view(st.current_player)
             if (
@@ -163,11 +156,7 @@ def test_rebuild_plays_on_exactly_like_the_real_position():
     compared = 0
     for g in range(4):
         env.reset(seed=g)
-        for agent in env.agent_iter():
-            obs, _r, term, trunc, _i = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
+        for agent, obs, _seat in turns(env):
             st = raw.game_state
             if st.phase == 1 and rng.random() < 0.3:
                 twin = raw.game.from_view(raw.view(st.current_player), st.hands)
@@ -189,11 +178,7 @@ def test_hand_sampler_keeps_counts_and_the_kitty_with_the_landlord():
     rng = np.random.default_rng(2)
     env.reset(seed=3)
     checked = 0
-    for agent in env.agent_iter():
-        obs, _r, term, trunc, _i = env.last()
-        if term or trunc:
-            env.step(None)
-            continue
+    for agent, obs, _seat in turns(env):
         st = raw.game_state
         seat = st.current_player
         if st.phase == 1 and seat != st.landlord:

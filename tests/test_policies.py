@@ -12,6 +12,7 @@ import pytest
 
 import policies
 from envs import daifugo_v0, president_v0
+from envs.core.aec import turns
 from policies.daifugo import EasyPlayer, HardPlayer, MediumPlayer
 from policies.daifugo.hand import HandShape, count_groups
 from policies.daifugo.search import HandSampler
@@ -163,11 +164,7 @@ def test_players_do_not_see_hidden_cards(module):
     players = [policies.load(game_name, spec).bind(raw.game) for spec in LEVEL_SPECS]
     compared = 0
     env.reset(seed=4)
-    for agent in env.agent_iter():
-        obs, _r, term, trunc, _i = env.last()
-        if term or trunc:
-            env.step(None)
-            continue
+    for agent, obs, _seat in turns(env):
         seat = raw.possible_agents.index(agent)
         legal = np.flatnonzero(obs["action_mask"])
         if len(legal) > 2 and compared < 12:
@@ -281,11 +278,7 @@ def test_hand_sampler_respects_the_view():
     rng = np.random.default_rng(0)
     env.reset(seed=11)
     checked = 0
-    for agent in env.agent_iter():
-        obs, _r, term, trunc, _i = env.last()
-        if term or trunc:
-            env.step(None)
-            continue
+    for agent, obs, _seat in turns(env):
         st = raw.game_state
         seat = st.current_player
         if st.round == 1 and st.phase == 1 and st.titles[seat] == 0 and checked < 5:
