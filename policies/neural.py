@@ -16,6 +16,10 @@ move unless ``bind`` gives one), and a mismatch raises a ``ValueError`` naming w
 moves. Weaker levels: ``temperature`` samples moves with probability proportional to
 ``exp(q / temperature)`` (q in the env's reward units) instead of taking the best, and
 ``top_k`` keeps only the k best moves before choosing.
+
+A damaged or foreign file (a ``cpu.json`` cut short, an unreadable ``.onnx``, a damaged
+checkpoint) raises a :class:`~policies.spec.CheckpointError` (a ``ValueError``) naming the file
+and what is wrong with it.
 """
 
 from __future__ import annotations
@@ -28,8 +32,8 @@ from typing import Any
 import numpy as np
 
 from .base import Player
-from .spec import (action_features, check_spec, game_from_spec, history_from_view,
-                   lookup_tables, role_from_view)
+from .spec import (CheckpointError, action_features, check_spec, game_from_spec,
+                   history_from_view, lookup_tables, role_from_view)
 
 META_FILE = "cpu.json"
 META_FORMAT = "climbrl-cpu-1"
@@ -40,6 +44,8 @@ ONNX_INPUTS = ("obs", "hist_features", "hist_movers", "move_features", "move_seg
 [N, F] float32 and the decision of each move [N] int64 (rows of the game's action feature
 table; see :func:`policies.spec.lookup_tables`)"""
 OUTPUT = "q"
+META_KEYS = ("spec", "network", "roles", "models")
+"""what every ``cpu.json`` holds besides its format"""
 
 Scorer = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray], np.ndarray]
 """``(obs [B, O], hist_actions [B, H], hist_movers [B, H], move_ids [N], move_seg [N]) -> q [N]``
@@ -148,10 +154,38 @@ def _resolve_game(game, spec: dict):
 def _onnx_session(path: Path):
     import onnxruntime as ort
 
+    if not path.is_file():
+        raise CheckpointError(f"{str(path)!r} is missing (the CPU's {META_FILE} lists it)")
     options = ort.SessionOptions()
     options.intra_op_num_threads = 1
     options.inter_op_num_threads = 1
-    return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    try:
+        return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    except Exception as err:  # onnxruntime's own error types (InvalidProtobuf, Fail, ...)
+        detail = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        raise CheckpointError(f"{str(path)!r} is damaged or not an ONNX model ({detail})") \
+            from None
+
+
+def read_meta(path: Path) -> dict:
+    """The ``cpu.json`` of an exported CPU, checked: valid JSON, our format, every key."""
+    meta_path = path / META_FILE
+    try:
+        meta = json.loads(meta_path.read_text())
+    except json.JSONDecodeError as err:
+        raise CheckpointError(f"{str(meta_path)!r} is not valid JSON ({err.msg} at line "
+                              f"{err.lineno}, column {err.colno}): damaged or cut short?") \
+            from None
+    except UnicodeDecodeError:
+        raise CheckpointError(f"{str(meta_path)!r} is not a text file: damaged?") from None
+    if not isinstance(meta, dict) or meta.get("format") != META_FORMAT:
+        found = meta.get("format") if isinstance(meta, dict) else type(meta).__name__
+        raise CheckpointError(f"{str(meta_path)!r}: format {found!r}, expected {META_FORMAT!r}")
+    missing = [k for k in META_KEYS if k not in meta]
+    missing += [f"models.{r}" for r in meta.get("roles", ()) if r not in meta.get("models", {})]
+    if missing:
+        raise CheckpointError(f"{str(meta_path)!r} is incomplete: no {', '.join(missing)}")
+    return meta
 
 
 def _onnx_scorer(session, game, features: np.ndarray) -> Scorer:
@@ -167,12 +201,9 @@ def _onnx_scorer(session, game, features: np.ndarray) -> Scorer:
 
 def load_exported(path: str | Path, game=None, **knobs) -> NeuralPlayer:
     path = Path(path)
-    meta_path = path / META_FILE
-    if not meta_path.is_file():
-        raise ValueError(f"{str(path)!r} is not an exported CPU player (no {META_FILE})")
-    meta = json.loads(meta_path.read_text())
-    if meta.get("format") != META_FORMAT:
-        raise ValueError(f"{meta_path}: format {meta.get('format')!r}, expected {META_FORMAT!r}")
+    if not (path / META_FILE).is_file():
+        raise CheckpointError(f"{str(path)!r} is not an exported CPU player (no {META_FILE})")
+    meta = read_meta(path)
     sessions = [_onnx_session(path / meta["models"][role]) for role in meta["roles"]]
 
     def make_scorers(game, features):
@@ -206,7 +237,12 @@ def load_checkpoint(path: str | Path, game=None, **knobs) -> NeuralPlayer:
         scorers = []
         for role in data["roles"]:
             net = QNetwork(game.layout, features, game.num_players, cfg)
-            net.load_state_dict(models[role])
+            try:
+                net.load_state_dict(models[role])
+            except (KeyError, RuntimeError) as err:
+                detail = str(err).strip().splitlines()[0]
+                raise CheckpointError(f"{str(path)!r}: the weights of role {role!r} do not "
+                                      f"fit the network it records ({detail})") from None
             scorers.append(torch_scorer(net.eval()))
         return scorers
 
@@ -224,5 +260,5 @@ def load(path: str | Path, game=None, temperature: float = 0.0, top_k: int | Non
         return load_exported(p, game, **knobs)
     if p.is_file() or (p / CHECKPOINT_FILE).is_file():
         return load_checkpoint(p, game, **knobs)
-    raise ValueError(f"{str(path)!r} is neither an exported CPU directory ({META_FILE}) nor "
-                     f"a checkpoint")
+    raise CheckpointError(f"{str(path)!r} is neither an exported CPU directory ({META_FILE}) "
+                          "nor a checkpoint")

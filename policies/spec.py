@@ -35,6 +35,12 @@ FIXED_LANDLORD_BID = 1
 """the bid of deals dealt with a fixed landlord (:func:`episode_starter`)"""
 
 
+class CheckpointError(ValueError):
+    """A model file (training checkpoint, exported ``cpu.json`` or ``.onnx``) that cannot be
+    used: missing, empty, damaged or of another kind. The message names the file and what is
+    wrong with it."""
+
+
 def make_game(game: str, players: int | None = None, rules: dict | None = None,
               reward: str | None = None):
     """The engine for a game name, player count, rule overrides and reward mode."""
@@ -203,8 +209,11 @@ def role_from_view(game, view: dict[str, Any]) -> int:
 
 
 def return_groups(game, state) -> list[tuple[str, int]]:
-    """``(name, seat)`` pairs under which an episode's returns are logged."""
-    if game.name == "doudizhu" and state.landlord >= 0:
+    """``(name, seat)`` pairs under which an episode's returns are logged: by seat, or in Dou
+    Dizhu by role (none when every bid passed until the redeals ran out: no game, no return)."""
+    if game.name == "doudizhu":
+        if state.landlord < 0:
+            return []
         return [(DOUDIZHU_ROLES[_doudizhu_role(state.landlord, s)], s)
                 for s in range(game.num_players)]
     return [(f"seat_{s}", s) for s in range(game.num_players)]

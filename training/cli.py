@@ -79,11 +79,7 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--no-progress", action="store_true")
     ev.set_defaults(rounds=DEFAULT_ROUNDS)
 
-    train = sub.add_parser(
-        "train", help="self-play training (Deep Monte-Carlo)",
-        description="Train by self-play. Any setting of training.dmc.Args can be given as "
-        "--key value after the config (e.g. --minutes 3 --actors 2).")
-    train.add_argument("--config", help="YAML file of settings (configs/*.yaml)")
+    _add_train(sub)
     export = sub.add_parser("export", help="write a checkpoint as an onnxruntime CPU player")
     export.add_argument("checkpoint", help="checkpoint file or run directory")
     export.add_argument("--out", required=True, help="directory to write (e.g. cpus/NAME)")
@@ -94,6 +90,54 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--seed", type=int, default=None)
     pl.add_argument("--seat", type=int, default=0, help="your seat")
     return parser
+
+
+def _add_train(sub) -> None:
+    """The train subcommand: ``--config`` plus every setting of ``training.dmc.Args``, with
+    its type, default and doc. Values are read as YAML and checked by ``training.config``."""
+    import dataclasses
+
+    from training.config import field_docs, type_text
+    from training.dmc import Args
+
+    train = sub.add_parser(
+        "train", help="self-play training (Deep Monte-Carlo)", allow_abbrev=False,
+        description="Train by self-play. Settings come from the Args defaults, then --config, "
+        "then the command line; --resume RUN takes the run's recorded settings (all but "
+        "--minutes, which is each invocation's budget). Values are YAML: --rules "
+        "\"{lock: false}\", --state-layers \"[256, 256]\", --total-frames null.",
+        epilog="The run stops at --minutes (this invocation), --total-frames (the whole run) "
+        "or Ctrl-C, and says which; it writes runs_dir/run_name/checkpoint.pt then.")
+    train.add_argument("--config", default=None,
+                       help="YAML file of settings (configs/*.yaml)")
+    docs = field_docs(Args)
+    for f in dataclasses.fields(Args):
+        default = f.default_factory() if f.default is dataclasses.MISSING else f.default
+        # the value stays text here (SUPPRESS: only given settings appear) and is read as
+        # YAML against the setting's type in training.config, as from a config file
+        switch = {"nargs": "?", "const": "true"} if isinstance(default, bool) else {}
+        train.add_argument(f"--{f.name.replace('_', '-')}", dest=f"setting_{f.name}",
+                           default=argparse.SUPPRESS, metavar=type_text(f.name).upper(),
+                           help=f"{docs.get(f.name, '')} (default: {_yaml_text(default)})",
+                           **switch)
+
+
+def _yaml_text(value) -> str:
+    """A default as it would be typed (``null``, ``true``, ``[512, 512]``)."""
+    import json
+
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+def _train_overrides(args, rest: list[str]) -> dict:
+    """The settings given on the command line: the train subparser's, then the ``--key_name``
+    spellings it left in ``rest``."""
+    from training.config import parse_overrides, typed_value
+
+    given = {key[len("setting_"):]: value for key, value in vars(args).items()
+             if key.startswith("setting_")}
+    out = {key: typed_value(key, text) for key, text in given.items()}
+    return {**out, **parse_overrides(rest)}
 
 
 def main(argv=None) -> int:
@@ -108,9 +152,10 @@ def main(argv=None) -> int:
         bench(rest)
         return 0
     if args.command == "train":
-        if not args.config and "--resume" not in " ".join(rest):
+        overrides = _train_overrides(args, rest)
+        if not args.config and not overrides.get("resume"):
             parser.error("train needs --config FILE (or --resume RUN)")
-        return _train(args.config, rest)
+        return _train(args.config, overrides)
     if rest:
         parser.error(f"unrecognized arguments: {' '.join(rest)}")
     if args.command == "eval":
@@ -123,7 +168,7 @@ def main(argv=None) -> int:
     return _play(args)
 
 
-def _train(config: str | None, overrides: list[str]) -> int:
+def _train(config: str | None, overrides: dict) -> int:
     # one thread per process: with torch's default threads, actor processes on a small
     # machine fight over the cores and run many times slower
     os.environ.setdefault("OMP_NUM_THREADS", "1")
@@ -131,8 +176,9 @@ def _train(config: str | None, overrides: list[str]) -> int:
     from training.dmc import train
 
     summary = train(make_args(config, overrides))
-    print(f"run {summary['run_dir']}: {summary['frames']} frames in "
-          f"{summary['elapsed']:.0f} s; checkpoint {summary['checkpoint']}")
+    print(f"{summary['stopped']}")
+    print(f"run {summary['run_dir']}: {summary['frames']:,} frames, "
+          f"{summary['elapsed']:.0f} s of training in all; checkpoint {summary['checkpoint']}")
     if summary["evaluations"]:
         last = summary["evaluations"][-1]
         print(f"last evaluation: {last['text']}")

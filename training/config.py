@@ -2,13 +2,19 @@
 
 Precedence: the :class:`~training.dmc.Args` defaults, then the YAML file, then the command line
 (``--games-per-actor 64`` and ``--games_per_actor=64`` both work; values are read as YAML, so
-``--rules "{lock: false}"`` and ``--state-layers "[256, 256]"`` work too). Resuming takes the
-run's recorded settings and applies only the command-line overrides.
+``--rules "{lock: false}"`` and ``--state-layers "[256, 256]"`` work too). Every value is
+checked against the setting's type (an integer where an integer is asked, ``true``/``false``
+for a switch); rule values pass to the game as written, and the game checks them. Resuming
+takes the run's recorded settings, except :data:`PER_INVOCATION` ones, and applies the
+command-line overrides; a run keeps its game and its folder.
 """
 
 from __future__ import annotations
 
+import ast
 import dataclasses
+import inspect
+import textwrap
 import types
 import typing
 from pathlib import Path
@@ -18,13 +24,46 @@ import yaml
 
 from .dmc import Args
 
+PER_INVOCATION = ("resume", "minutes", "overwrite")
+"""settings of one invocation, not of the run: a resumed run does not take them from its
+checkpoint (``--minutes`` is the budget of each invocation)"""
+FIXED_ON_RESUME = ("game", "run_name", "runs_dir")
+"""what a resumed run cannot change: it keeps its game and continues in its folder"""
+
 
 def _fields() -> dict[str, dataclasses.Field]:
     return {f.name: f for f in dataclasses.fields(Args)}
 
 
+def field_docs(cls=Args) -> dict[str, str]:
+    """The docstring under each field of a dataclass (``name: type = default`` then a string),
+    one line each; empty where the source cannot be read."""
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(cls)))
+    except (OSError, TypeError):
+        return {}
+    body = tree.body[0].body
+    docs = {}
+    for node, after in zip(body, body[1:]):
+        if (isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)
+                and isinstance(after, ast.Expr) and isinstance(after.value, ast.Constant)
+                and isinstance(after.value.value, str)):
+            docs[node.target.id] = " ".join(after.value.value.split())
+    return docs
+
+
+def type_text(name: str) -> str:
+    """The type of a setting as the command line shows it, e.g. ``int|null``."""
+    hint = typing.get_type_hints(Args)[name]
+    options = typing.get_args(hint) if isinstance(hint, types.UnionType) else (hint,)
+    names = {int: "int", float: "float", str: "text", bool: "true|false", dict: "mapping",
+             list: "list", type(None): "null"}
+    return "|".join(names.get(typing.get_origin(t) or t, str(t)) for t in options)
+
+
 def _coerce(name: str, value: Any) -> Any:
-    """Check ``value`` against the annotated type of ``Args.name``; ints pass as floats."""
+    """Check ``value`` against the annotated type of ``Args.name``; ints pass as floats.
+    Switches are ``true``/``false`` only (YAML booleans), never read by truthiness."""
     hint = typing.get_type_hints(Args)[name]
     options = typing.get_args(hint) if isinstance(hint, types.UnionType) else (hint,)
     if value is None:
@@ -41,6 +80,17 @@ def _coerce(name: str, value: Any) -> Any:
             return value
     wanted = " or ".join(getattr(t, "__name__", str(t)) for t in options)
     raise ValueError(f"{name} must be {wanted}, got {value!r}")
+
+
+def check_types(args: Args) -> None:
+    """Check (and coerce: ints to floats) every setting of ``args`` against its type."""
+    for name in _fields():
+        setattr(args, name, _coerce(name, getattr(args, name)))
+
+
+def typed_value(name: str, text: str) -> Any:
+    """A command-line value of setting ``name``, read as YAML and checked against its type."""
+    return _coerce(name, yaml.safe_load(text) if text.strip() else None)
 
 
 def parse_overrides(tokens: list[str]) -> dict[str, Any]:
@@ -62,9 +112,9 @@ def parse_overrides(tokens: list[str]) -> dict[str, Any]:
                 raise ValueError(f"--{key} needs a value")
             i += 1
             text = tokens[i]
-        out[key] = yaml.safe_load(text) if text.strip() else None
+        out[key] = typed_value(key, text)
         i += 1
-    return {k: _coerce(k, v) for k, v in out.items()}
+    return out
 
 
 def load_yaml(path: str | Path) -> dict[str, Any]:
@@ -81,14 +131,29 @@ def load_yaml(path: str | Path) -> dict[str, Any]:
 
 
 def make_args(config: str | None = None, overrides: list[str] | dict | None = None) -> Args:
-    """Args from a YAML file and overrides; with ``resume`` among the overrides, the resumed
-    run's recorded settings replace the file's."""
+    """Args from a YAML file and overrides, checked; with ``resume`` among the overrides, the
+    resumed run's recorded settings replace the file's (all but :data:`PER_INVOCATION`), and
+    overriding one of :data:`FIXED_ON_RESUME` with another value is refused."""
     extra = parse_overrides(overrides) if isinstance(overrides, list) else dict(overrides or {})
+    unknown = set(extra) - set(_fields())
+    if unknown:
+        raise ValueError(f"unknown setting(s) {sorted(unknown)}; settings are "
+                         f"{sorted(_fields())}")
     if extra.get("resume"):
         from . import checkpoint
 
-        base = dict(checkpoint.load(extra["resume"])["args"])
-        base.pop("resume", None)
+        resume = extra["resume"]
+        base = dict(checkpoint.load(resume, resumable=True)["args"])
+        for key in PER_INVOCATION:
+            base.pop(key, None)
+        for key in FIXED_ON_RESUME:
+            if key in extra and extra[key] != base.get(key):
+                what = "trains" if key == "game" else "has"
+                raise ValueError(
+                    f"the run at {str(resume)!r} {what} {key} {base.get(key)!r}, not "
+                    f"{extra[key]!r}: a resumed run keeps its {key} (start a new run instead)")
     else:
         base = load_yaml(config) if config else {}
-    return Args(**{**base, **extra})
+    args = Args(**{**base, **extra})
+    check_types(args)
+    return args

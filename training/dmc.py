@@ -8,9 +8,12 @@ seat-relative network; Dou Dizhu: bidding, landlord and the two peasants), and p
 weights back to the actors.
 
     climbrl train --config configs/daifugo4.yaml --minutes 3
-    climbrl train --resume runs/<run-name> --minutes 10
+    climbrl train --resume runs/<run-name> --minutes 10     # 10 more minutes
 
-TensorBoard: ``tensorboard --logdir runs``.
+``--minutes`` is the budget of one invocation (a resumed run gets it anew); ``--total-frames``
+counts the whole run. The summary says why the run stopped. TensorBoard: ``tensorboard
+--logdir runs`` (``losses/``, ``q/``, ``grad_norm/``, ``charts/``, ``eval/``, and the
+settings in the HParams dashboard).
 """
 
 from __future__ import annotations
@@ -23,7 +26,6 @@ import threading
 import time
 from collections import deque
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -31,7 +33,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 from torch.utils.tensorboard import SummaryWriter
-from tqdm import tqdm
+from torch.utils.tensorboard.summary import hparams
 
 from policies.network import NetConfig, build_network
 from policies.spec import check_spec, make_game, model_spec, roles
@@ -40,6 +42,8 @@ from . import checkpoint
 from .actor import NetPolicy, SelfPlayActor, actor_process
 from .arena import evaluate, harness_figures
 from .opponents import check_opponent
+from .progress import Progress
+from .rundir import RunLock, check_run_name, claim_new, holds_run, run_folder
 from .transport import Batch, InlineTransport, LocalTransport
 
 HISTORY_TURNS = 4
@@ -51,6 +55,7 @@ JOIN_SECONDS = 5.0
 POLL_SECONDS = 0.1
 EVAL_CHECKPOINT = "eval.pt"
 """the weights the evaluation harness plays (written before each evaluation)"""
+MAX_SEED = 2**63 - 1
 
 
 @dataclass
@@ -66,21 +71,28 @@ class Args:
     """the env's reward mode (None: its default; daifugo: centered, doudizhu: score)"""
     # -- run
     seed: int = 1
-    """seed of the networks, the deals and the exploration"""
+    """seed of the networks, the deals and the exploration (0 or more)"""
     run_name: str | None = None
-    """name of the run directory under runs_dir (None: {game}{players}__dmc__{seed}__{time})"""
+    """name of the run folder under runs_dir, a plain folder name (None:
+    {game}{players}__dmc__{seed}__{time}); a new run refuses a folder that holds a run"""
     runs_dir: str = "runs"
     """where TensorBoard logs and checkpoints go"""
+    overwrite: bool = False
+    """a new run may replace the run already in its folder (its checkpoint and logs)"""
     minutes: float | None = None
-    """stop after this much training time in all (resumed sessions add up); None: no limit"""
+    """stop after this many minutes of this invocation (a resumed run gets a new budget; it is
+    not taken from the run); None: no limit"""
     total_frames: int | None = None
-    """stop after the learner has trained on this many decisions; None: no limit"""
+    """stop once the run has trained on this many decisions in all (resumed sessions add up);
+    None: no limit"""
     resume: str | None = None
-    """continue the run in this directory (or checkpoint file)"""
+    """continue the run in this folder (or checkpoint file), in that folder"""
     checkpoint_minutes: float = 10.0
     """write runs/<run>/checkpoint.pt this often (and always at exit, Ctrl-C included)"""
     progress: bool = True
-    """show a progress bar"""
+    """show progress: a bar on a terminal, else one line every progress_seconds"""
+    progress_seconds: float = 30.0
+    """seconds between progress lines when the output is not a terminal (a log file)"""
     # -- actors
     actors: int = 1
     """actor processes; 0 runs the actor inside the learner (one core, resumes exactly)"""
@@ -99,18 +111,26 @@ class Args:
     learner_threads: int = 1
     """torch threads of the learner (more when the machine has cores beyond the actors')"""
     learning_rate: float = 1e-4
+    """RMSprop step size"""
     rmsprop_alpha: float = 0.99
+    """RMSprop smoothing constant"""
     rmsprop_momentum: float = 0.0
+    """RMSprop momentum"""
     rmsprop_eps: float = 1e-5
+    """RMSprop epsilon (added to the denominator)"""
     max_grad_norm: float = 40.0
+    """gradients are clipped to this norm"""
     # -- network
     history_length: int | None = None
     """recent moves the LSTM reads (None: HISTORY_TURNS turns of the table)"""
     history_group: int | None = None
     """moves per LSTM step (None: one per seat)"""
     lstm_hidden: int = 128
+    """width of the LSTM over the recent moves"""
     state_layers: list = field(default_factory=lambda: [512, 512, 512, 512])
+    """widths of the layers that encode the state"""
     pair_layers: list = field(default_factory=lambda: [512])
+    """widths of the layers that score a (state, move) pair"""
     skip_fields: list = field(default_factory=list)
     """observation fields the network does not read (Dou Dizhu: its move history, which the
     LSTM reads already)"""
@@ -144,27 +164,47 @@ class Args:
                 "reward": self.reward}
 
     def validate(self) -> None:
+        """Raise a ``ValueError`` naming the first bad setting and its value (types first)."""
+        from .config import check_types
+
+        check_types(self)
         checks = [
-            ("actors", self.actors >= 0), ("games_per_actor", self.games_per_actor >= 1),
-            ("batch_size", self.batch_size >= 1), ("queue_batches", self.queue_batches >= 1),
-            ("learner_threads", self.learner_threads >= 1),
-            ("exploration", 0.0 <= self.exploration <= 1.0),
-            ("fixed_landlord", 0.0 <= self.fixed_landlord <= 1.0),
-            ("learning_rate", self.learning_rate > 0), ("eval_deals", self.eval_deals >= 1),
-            ("eval_every_frames", self.eval_every_frames >= 0),
-            ("checkpoint_minutes", self.checkpoint_minutes > 0),
+            ("seed", 0 <= self.seed <= MAX_SEED, "an integer from 0 to 2**63 - 1"),
+            ("minutes", self.minutes is None or self.minutes > 0, "more than 0, or null"),
+            ("total_frames", self.total_frames is None or self.total_frames >= 1,
+             "at least 1, or null"),
+            ("actors", self.actors >= 0, "0 or more"),
+            ("games_per_actor", self.games_per_actor >= 1, "at least 1"),
+            ("batch_size", self.batch_size >= 1, "at least 1"),
+            ("queue_batches", self.queue_batches >= 1, "at least 1"),
+            ("learner_threads", self.learner_threads >= 1, "at least 1"),
+            ("exploration", 0.0 <= self.exploration <= 1.0, "a share in [0, 1]"),
+            ("fixed_landlord", 0.0 <= self.fixed_landlord <= 1.0, "a share in [0, 1]"),
+            ("learning_rate", self.learning_rate > 0, "more than 0"),
+            ("max_grad_norm", self.max_grad_norm > 0, "more than 0"),
+            ("eval_deals", self.eval_deals >= 1, "at least 1"),
+            ("eval_every_frames", self.eval_every_frames >= 0, "0 (never) or more"),
+            ("checkpoint_minutes", self.checkpoint_minutes > 0, "more than 0"),
+            ("log_seconds", self.log_seconds > 0, "more than 0"),
+            ("progress_seconds", self.progress_seconds > 0, "more than 0"),
         ]
-        for name, ok in checks:
+        for name, ok, wanted in checks:
             if not ok:
-                raise ValueError(f"bad value for {name}: {getattr(self, name)!r}")
+                raise ValueError(f"bad value for {name}: {getattr(self, name)!r} (must be "
+                                 f"{wanted})")
+        if self.run_name is not None:
+            check_run_name(self.run_name)
+        if any(not isinstance(key, str) for key in self.rules):
+            raise ValueError(f"rules must map rule names to values, got {self.rules!r}")
         if self.fixed_landlord and self.game != "doudizhu":
             raise ValueError(f"fixed_landlord is a Dou Dizhu setting; {self.game!r} has no "
                              "bidding")
 
 
 def learn(net: nn.Module, optimizer: torch.optim.Optimizer, batch: Batch,
-          max_grad_norm: float) -> float:
-    """One MSE step of q(state, move played) towards the Monte-Carlo return."""
+          max_grad_norm: float) -> tuple[float, float, float]:
+    """One MSE step of q(state, move played) towards the Monte-Carlo return; returns the
+    loss, the mean q of the moves played and the gradient norm before clipping."""
     q = net(
         torch.from_numpy(batch.obs),
         torch.from_numpy(batch.hist_actions).long(),
@@ -175,9 +215,9 @@ def learn(net: nn.Module, optimizer: torch.optim.Optimizer, batch: Batch,
     loss = F.mse_loss(q, torch.from_numpy(batch.targets))
     optimizer.zero_grad()
     loss.backward()
-    nn.utils.clip_grad_norm_(net.parameters(), max_grad_norm)
+    grad_norm = nn.utils.clip_grad_norm_(net.parameters(), max_grad_norm)
     optimizer.step()
-    return loss.item()
+    return loss.item(), q.detach().mean().item(), grad_norm.item()
 
 
 class StopRequest:
@@ -203,10 +243,38 @@ class StopRequest:
             signal.signal(sig, handler)
 
 
+def eval_tags(game, args: Args) -> list[str]:
+    """The TensorBoard tags of the evaluation's headline figures (the HParams metrics)."""
+    prefix = f"eval/{args.eval_opponent}/"
+    if not args.eval_every_frames:
+        return []
+    if not args.eval_harness:
+        return [prefix + "return"]
+    if game.name == "doudizhu":
+        return [prefix + "WP_landlord", prefix + "WP_peasants"]
+    return [prefix + "points_per_round"]
+
+
+def hparam_values(args: Args) -> dict[str, Any]:
+    """The settings as the HParams dashboard takes them (numbers, strings and booleans)."""
+    out: dict[str, Any] = {}
+    for key, value in dataclasses.asdict(args).items():
+        if value is None or isinstance(value, (bool, int, float, str)):
+            out[key] = "none" if value is None else value
+        else:
+            out[key] = str(value)
+    return out
+
+
 def train(args: Args) -> dict[str, Any]:
-    """Run (or resume) a training run; returns a summary (frames, run directory, evaluations)."""
+    """Run (or resume) a training run; returns a summary (frames, run directory, evaluations,
+    ``stopped``: why it stopped). Every setting is checked before any work."""
     args.validate()
-    saved = checkpoint.load(args.resume) if args.resume else None
+    saved = checkpoint.load(args.resume, resumable=True) if args.resume else None
+    if saved is not None and saved["spec"]["game"] != args.game:
+        raise ValueError(f"the run at {str(args.resume)!r} trains {saved['spec']['game']!r}, "
+                         f"not {args.game!r}: a run keeps its game (start a new run for "
+                         f"{args.game!r})")
 
     # -- seeding: one process-wide generator each, all from args.seed
     random.seed(args.seed)
@@ -229,210 +297,269 @@ def train(args: Args) -> dict[str, Any]:
     role_frames = [0] * len(role_names)
     evaluations: list[dict] = []
     if saved is not None:
+        where = str(checkpoint.checkpoint_path(args.resume))
         check_spec(saved["spec"], game, "checkpoint")
         if saved["network"] != net_cfg.to_dict():
             raise ValueError(f"network settings differ from the checkpoint's: "
                              f"{saved['network']} in it, {net_cfg.to_dict()} asked")
-        for name, net, opt in zip(role_names, nets, optimizers):
-            net.load_state_dict(saved["models"][name])
-            opt.load_state_dict(saved["optimizers"][name])
+        try:
+            for name, net, opt in zip(role_names, nets, optimizers):
+                net.load_state_dict(saved["models"][name])
+                opt.load_state_dict(saved["optimizers"][name])
+        except (KeyError, RuntimeError, ValueError) as err:
+            detail = str(err).strip().splitlines()[0]
+            raise checkpoint.CheckpointError(
+                f"{where!r}: its weights do not fit the network it records ({detail})") from None
         counters.update(saved["counters"])
         counters["session"] += 1
         role_frames = list(saved["role_frames"])
         evaluations = list(saved["evaluations"])
         torch.set_rng_state(saved["rng"]["torch"])
         random.setstate(saved["rng"]["python"])
-
-    run_name = args.run_name or (
-        f"{game.name}{game.num_players}__dmc__{args.seed}__{int(time.time())}")
-    args.run_name = run_name
-    run_dir = Path(args.runs_dir) / run_name
-    ckpt_path = run_dir / checkpoint.FILENAME
-
-    writer = SummaryWriter(str(run_dir), purge_step=counters["frames"] if saved else None)
-    if saved is None:
-        writer.add_text(
-            "hyperparameters",
-            "|param|value|\n|-|-|\n" + "\n".join(
-                f"|{k}|{v}|" for k, v in dataclasses.asdict(args).items()),
-        )
-        writer.add_text("spec", f"```\n{spec}\n```")
-
-    # -- actors and the transport between them and the learner
-    def state_dicts():
-        return {n: net.state_dict() for n, net in zip(role_names, nets)}
-
-    processes = []
-    inline_actor = None
-    if args.actors == 0:
-        transport = InlineTransport()
-        actor_nets = [build_network(game, net_cfg).eval() for _ in role_names]
-        inline_actor = SelfPlayActor(
-            game, actor_nets, transport, args.games_per_actor, args.exploration,
-            args.batch_size, np.random.default_rng([args.seed, 0, counters["session"]]),
-            fixed_landlord=args.fixed_landlord)
-        transport.step_actor = inline_actor.step
-        if saved is not None and saved.get("actor") is not None:
-            inline_actor.set_state(saved["actor"]["state"])
-            transport.pending.extend(saved["actor"]["pending"])
-        transport.publish_weights(state_dicts())
-    else:
-        os.environ["OMP_NUM_THREADS"] = "1"  # inherited by the spawned actors
-        ctx = torch.multiprocessing.get_context("spawn")
-        transport = LocalTransport(ctx, state_dicts(), args.queue_batches)
-        transport.publish_weights(state_dicts())
-        # actors start with Ctrl-C ignored (inherited through exec): the learner stops them
-        main_thread = threading.current_thread() is threading.main_thread()
-        previous_int = signal.signal(signal.SIGINT, signal.SIG_IGN) if main_thread else None
-        try:
-            for a in range(args.actors):
-                p = ctx.Process(
-                    target=actor_process, daemon=True,
-                    args=(a, args.game_kwargs(), net_cfg.to_dict(), transport,
-                          args.games_per_actor, args.exploration, args.batch_size,
-                          [args.seed, a, counters["session"]], args.fixed_landlord))
-                p.start()
-                processes.append(p)
-        finally:
-            if main_thread:
-                signal.signal(signal.SIGINT, previous_int)
-
-    # -- evaluation and checkpoint helpers
-    eval_policy = NetPolicy(game, nets, cache_moves=True)
-    latest_eval = evaluations[-1]["text"] if evaluations else "-"
-
-    use_harness = args.eval_harness
     check_opponent(args.eval_opponent, game.name)
 
-    def run_evaluation() -> str:
-        frames, vs = counters["frames"], args.eval_opponent
-        if use_harness:
-            path = run_dir / EVAL_CHECKPOINT
-            checkpoint.save(path, {
-                "spec": spec, "network": net_cfg.to_dict(), "roles": list(role_names),
-                "models": {n: net.state_dict() for n, net in zip(role_names, nets)},
-                "counters": dict(counters), "args": dataclasses.asdict(args)})
-            figures, text = harness_figures(args.game_kwargs(), game, str(path), vs,
-                                            args.eval_deals, args.seed)
+    # -- the run folder: the resumed run's own, or a new one that holds no run yet
+    if saved is not None:
+        run_dir = checkpoint.checkpoint_path(args.resume).parent
+    elif args.run_name is not None:
+        run_dir = run_folder(args.runs_dir, args.run_name)
+    else:
+        base = f"{game.name}{game.num_players}__dmc__{args.seed}__{int(time.time())}"
+        run_dir, n = run_folder(args.runs_dir, base), 1
+        while holds_run(run_dir):
+            n += 1
+            run_dir = run_folder(args.runs_dir, f"{base}-{n}")
+    args.run_name, args.runs_dir = run_dir.name, str(run_dir.parent)
+    run_name = run_dir.name
+    ckpt_path = run_dir / checkpoint.FILENAME
+    with RunLock(run_dir):
+        if saved is None:
+            claim_new(run_dir, args.overwrite)
+        writer = SummaryWriter(str(run_dir), purge_step=counters["frames"] if saved else None)
+        if saved is None:
+            writer.add_text(
+                "hyperparameters",
+                "|param|value|\n|-|-|\n" + "\n".join(
+                    f"|{k}|{v}|" for k, v in dataclasses.asdict(args).items()),
+            )
+            writer.add_text("spec", f"```\n{spec}\n```")
+            metrics = {tag: 0.0 for tag in ["charts/fps"] + eval_tags(game, args)}
+            for summary in hparams(hparam_values(args), metrics):
+                writer.file_writer.add_summary(summary)
+
+        # -- actors and the transport between them and the learner
+        def state_dicts():
+            return {n: net.state_dict() for n, net in zip(role_names, nets)}
+
+        processes = []
+        inline_actor = None
+        if args.actors == 0:
+            transport = InlineTransport()
+            actor_nets = [build_network(game, net_cfg).eval() for _ in role_names]
+            inline_actor = SelfPlayActor(
+                game, actor_nets, transport, args.games_per_actor, args.exploration,
+                args.batch_size, np.random.default_rng([args.seed, 0, counters["session"]]),
+                fixed_landlord=args.fixed_landlord)
+            transport.step_actor = inline_actor.step
+            if saved is not None and saved.get("actor") is not None:
+                inline_actor.set_state(saved["actor"]["state"])
+                transport.pending.extend(saved["actor"]["pending"])
+            transport.publish_weights(state_dicts())
         else:
-            eval_policy.refresh()
-            result = evaluate(game, eval_policy, vs, args.eval_deals, args.seed)
-            figures = {"return": result.mean_return, "return_ci95": result.ci95,
-                       "win_rate": result.win_rate}
-            text = f"return {result}"
-        for name, value in figures.items():
-            writer.add_scalar(f"eval/{vs}/{name}", value, frames)
-        evaluations.append({"frames": frames, "opponent": vs, "figures": figures,
-                            "text": text})
-        return text
+            os.environ["OMP_NUM_THREADS"] = "1"  # inherited by the spawned actors
+            ctx = torch.multiprocessing.get_context("spawn")
+            transport = LocalTransport(ctx, state_dicts(), args.queue_batches)
+            transport.publish_weights(state_dicts())
+            # actors start with Ctrl-C ignored (inherited through exec): the learner stops them;
+            # each one exits by itself if the learner dies (training.actor.exit_with_parent)
+            main_thread = threading.current_thread() is threading.main_thread()
+            previous_int = signal.signal(signal.SIGINT, signal.SIG_IGN) if main_thread else None
+            try:
+                for a in range(args.actors):
+                    p = ctx.Process(
+                        target=actor_process, daemon=True,
+                        args=(a, args.game_kwargs(), net_cfg.to_dict(), transport,
+                              args.games_per_actor, args.exploration, args.batch_size,
+                              [args.seed, a, counters["session"]], args.fixed_landlord))
+                    p.start()
+                    processes.append(p)
+            finally:
+                if main_thread:
+                    signal.signal(signal.SIGINT, previous_int)
 
-    def save_checkpoint() -> None:
-        actor = None
-        if inline_actor is not None:
-            actor = {"state": inline_actor.get_state(), "pending": list(transport.pending)}
-        checkpoint.save(ckpt_path, {
-            "spec": spec, "network": net_cfg.to_dict(), "roles": list(role_names),
-            "args": dataclasses.asdict(args),
-            "models": {n: net.state_dict() for n, net in zip(role_names, nets)},
-            "optimizers": {n: opt.state_dict() for n, opt in zip(role_names, optimizers)},
-            "counters": dict(counters), "role_frames": role_frames,
-            "rng": {"torch": torch.get_rng_state(), "python": random.getstate()},
-            "actor": actor, "evaluations": evaluations,
-        })
+        # -- evaluation and checkpoint helpers
+        eval_policy = NetPolicy(game, nets, cache_moves=True)
+        use_harness = args.eval_harness
 
-    def done() -> bool:
-        if args.total_frames is not None and counters["frames"] >= args.total_frames:
-            return True
-        return args.minutes is not None and elapsed() >= args.minutes * SECONDS_PER_MINUTE
-
-    # -- the learner loop
-    bar = tqdm(total=args.total_frames, initial=counters["frames"], unit="frame",
-               unit_scale=True, dynamic_ncols=True, disable=not args.progress,
-               desc=run_name)
-    session_start = time.perf_counter()
-    elapsed_before = counters["elapsed"]
-
-    def elapsed() -> float:
-        return elapsed_before + time.perf_counter() - session_start
-
-    last_log = last_ckpt = time.perf_counter()
-    log_frames = counters["frames"]
-    losses: list[list[float]] = [[] for _ in role_names]
-    returns: dict[str, deque] = {}
-    lengths: deque = deque(maxlen=STATS_WINDOW)
-
-    def log_scalars(now: float) -> None:
-        nonlocal last_log, log_frames
-        frames = counters["frames"]
-        writer.add_scalar("charts/fps", (frames - log_frames) / max(now - last_log, 1e-9), frames)
-        writer.add_scalar("charts/episodes", counters["episodes"], frames)
-        writer.add_scalar("charts/updates", counters["updates"], frames)
-        if lengths:
-            writer.add_scalar("charts/episode_length", np.mean(lengths), frames)
-        for name, values in returns.items():
-            writer.add_scalar(f"charts/return/{name}", np.mean(values), frames)
-        for name, values, count in zip(role_names, losses, role_frames):
-            if values:
-                writer.add_scalar(f"losses/{name}", np.mean(values), frames)
-            writer.add_scalar(f"charts/frames/{name}", count, frames)
-            values.clear()
-        last_log, log_frames = now, frames
-
-    interrupted = False
-    stop = StopRequest()
-    stop.install()
-    try:
-        while not done() and not stop.requested:
-            if args.eval_every_frames and counters["frames"] >= counters["next_eval"]:
-                latest_eval = run_evaluation()
-                counters["next_eval"] = counters["frames"] + args.eval_every_frames
-                bar.set_postfix_str(f"eval vs {args.eval_opponent} {latest_eval}")
-            batch = transport.get_batch(POLL_SECONDS)
-            if batch is None:
-                dead = [(i, p.exitcode) for i, p in enumerate(processes) if not p.is_alive()]
-                if dead:
-                    raise RuntimeError(f"actor process(es) exited (actor, exit code): {dead}")
+        def run_evaluation() -> str:
+            frames, vs = counters["frames"], args.eval_opponent
+            if use_harness:
+                path = run_dir / EVAL_CHECKPOINT
+                checkpoint.save(path, {
+                    "spec": spec, "network": net_cfg.to_dict(), "roles": list(role_names),
+                    "models": {n: net.state_dict() for n, net in zip(role_names, nets)},
+                    "counters": dict(counters), "args": dataclasses.asdict(args)})
+                figures, text = harness_figures(args.game_kwargs(), game, str(path), vs,
+                                                args.eval_deals, args.seed)
             else:
-                losses[batch.role].append(
-                    learn(nets[batch.role], optimizers[batch.role], batch, args.max_grad_norm))
-                transport.publish_weights(state_dicts())
-                counters["frames"] += batch.size
-                counters["updates"] += 1
-                role_frames[batch.role] += batch.size
-                for ep in batch.episodes:
-                    counters["episodes"] += 1
-                    lengths.append(ep["length"])
-                    for name, value in ep["returns"].items():
-                        returns.setdefault(name, deque(maxlen=STATS_WINDOW)).append(value)
-                bar.update(batch.size)
-            now = time.perf_counter()
-            if now - last_log >= args.log_seconds:
-                log_scalars(now)
-            if now - last_ckpt >= args.checkpoint_minutes * SECONDS_PER_MINUTE:
-                counters["elapsed"] = elapsed()
+                eval_policy.refresh()
+                result = evaluate(game, eval_policy, vs, args.eval_deals, args.seed)
+                figures = {"return": result.mean_return, "return_ci95": result.ci95,
+                           "win_rate": result.win_rate}
+                text = f"return {result}"
+            for name, value in figures.items():
+                writer.add_scalar(f"eval/{vs}/{name}", value, frames)
+            evaluations.append({"frames": frames, "opponent": vs, "figures": figures,
+                                "text": text})
+            return f"eval vs {vs} {text}"
+
+        def save_checkpoint() -> None:
+            actor = None
+            if inline_actor is not None:
+                actor = {"state": inline_actor.get_state(), "pending": list(transport.pending)}
+            checkpoint.save(ckpt_path, {
+                "spec": spec, "network": net_cfg.to_dict(), "roles": list(role_names),
+                "args": dataclasses.asdict(args),
+                "models": {n: net.state_dict() for n, net in zip(role_names, nets)},
+                "optimizers": {n: opt.state_dict() for n, opt in zip(role_names, optimizers)},
+                "counters": dict(counters), "role_frames": role_frames,
+                "rng": {"torch": torch.get_rng_state(), "python": random.getstate()},
+                "actor": actor, "evaluations": evaluations,
+            })
+
+        # -- clocks: the budget counts this invocation's wall time; frames/s leave out the pauses
+        # (evaluations, checkpoints)
+        session_start = time.perf_counter()
+        elapsed_before = counters["elapsed"]
+        paused = 0.0
+
+        def elapsed() -> float:
+            return elapsed_before + time.perf_counter() - session_start
+
+        def active() -> float:
+            """seconds of this invocation spent training (evaluations and checkpoints out)"""
+            return time.perf_counter() - session_start - paused
+
+        def pause(work):
+            nonlocal paused
+            start = time.perf_counter()
+            try:
+                return work()
+            finally:
+                paused += time.perf_counter() - start
+
+        def stop_reason() -> str | None:
+            frames = counters["frames"]
+            if args.total_frames is not None and frames >= args.total_frames:
+                return f"total_frames reached: {frames:,} frames of {args.total_frames:,}"
+            if args.minutes is not None and (
+                    time.perf_counter() - session_start >= args.minutes * SECONDS_PER_MINUTE):
+                return f"time budget reached: {args.minutes:g} minutes of this invocation"
+            return None
+
+        progress = Progress(run_name, args.total_frames, counters["frames"], args.progress,
+                            args.progress_seconds)
+        if evaluations:
+            progress.note(f"eval vs {evaluations[-1]['opponent']} {evaluations[-1]['text']}")
+        last_log = last_ckpt = time.perf_counter()
+        log_frames, log_paused = counters["frames"], 0.0
+        stats: dict[str, list[list[float]]] = {
+            key: [[] for _ in role_names] for key in ("losses", "q", "grad_norm")}
+        returns: dict[str, deque] = {}
+        lengths: deque = deque(maxlen=STATS_WINDOW)
+        unscored: deque = deque(maxlen=STATS_WINDOW)
+
+        def log_scalars(now: float) -> None:
+            nonlocal last_log, log_frames, log_paused
+            frames = counters["frames"]
+            busy = (now - last_log) - (paused - log_paused)
+            fps = (frames - log_frames) / max(busy, 1e-9)
+            writer.add_scalar("charts/fps", fps, frames)
+            writer.add_scalar("charts/episodes", counters["episodes"], frames)
+            writer.add_scalar("charts/updates", counters["updates"], frames)
+            writer.add_scalar("charts/epsilon", args.exploration, frames)
+            writer.add_scalar("charts/learning_rate", optimizers[0].param_groups[0]["lr"], frames)
+            if lengths:
+                writer.add_scalar("charts/episode_length", np.mean(lengths), frames)
+            if unscored and game.name == "doudizhu":
+                writer.add_scalar("charts/no_bid_share", np.mean(unscored), frames)
+            for name, values in returns.items():
+                writer.add_scalar(f"charts/return/{name}", np.mean(values), frames)
+            for r, (name, count) in enumerate(zip(role_names, role_frames)):
+                for key, per_role in stats.items():
+                    if per_role[r]:
+                        writer.add_scalar(f"{key}/{name}", np.mean(per_role[r]), frames)
+                        per_role[r].clear()
+                writer.add_scalar(f"charts/frames/{name}", count, frames)
+            last_log, log_frames, log_paused = now, frames, paused
+
+        stopped = "error"
+        stop = StopRequest()
+        stop.install()
+        try:
+            while (reason := stop_reason()) is None and not stop.requested:
+                if args.eval_every_frames and counters["frames"] >= counters["next_eval"]:
+                    try:
+                        progress.note(pause(run_evaluation))
+                    except OSError as err:  # its snapshot could not be written (a full disk)
+                        progress.write(f"warning: evaluation skipped: {err.strerror or err}")
+                    counters["next_eval"] = counters["frames"] + args.eval_every_frames
+                batch = transport.get_batch(POLL_SECONDS)
+                if batch is None:
+                    dead = [(i, p.exitcode) for i, p in enumerate(processes) if not p.is_alive()]
+                    if dead:
+                        raise RuntimeError(f"actor process(es) exited (actor, exit code): {dead}")
+                else:
+                    loss, q, grad_norm = learn(nets[batch.role], optimizers[batch.role], batch,
+                                               args.max_grad_norm)
+                    for key, value in (("losses", loss), ("q", q), ("grad_norm", grad_norm)):
+                        stats[key][batch.role].append(value)
+                    transport.publish_weights(state_dicts())
+                    counters["frames"] += batch.size
+                    counters["updates"] += 1
+                    role_frames[batch.role] += batch.size
+                    for ep in batch.episodes:
+                        counters["episodes"] += 1
+                        lengths.append(ep["length"])
+                        unscored.append(not ep["returns"])
+                        for name, value in ep["returns"].items():
+                            returns.setdefault(name, deque(maxlen=STATS_WINDOW)).append(value)
+                    progress.update(counters["frames"], active())
+                now = time.perf_counter()
+                if now - last_log >= args.log_seconds:
+                    log_scalars(now)
+                if now - last_ckpt >= args.checkpoint_minutes * SECONDS_PER_MINUTE:
+                    counters["elapsed"] = elapsed()
+                    try:
+                        pause(save_checkpoint)
+                    except OSError as err:  # e.g. a full disk: keep training, try again later
+                        progress.write(f"warning: {err.strerror or err}")
+                    last_ckpt = time.perf_counter()
+            stopped = reason or "stopped by a signal (Ctrl-C or SIGTERM)"
+        except KeyboardInterrupt:
+            stopped = "interrupted (a second Ctrl-C)"
+        finally:
+            stop.uninstall()
+            interrupted = stop.requested or stopped.startswith("interrupted")
+            failed = stopped.startswith("error")
+            counters["elapsed"] = elapsed()
+            if counters["frames"] > log_frames:
+                log_scalars(time.perf_counter())
+            transport.close()
+            for p in processes:
+                p.join(JOIN_SECONDS)
+                if p.is_alive():
+                    p.terminate()
+            try:
+                if args.eval_every_frames and not (interrupted or failed) and (
+                        not evaluations or counters["frames"] - evaluations[-1]["frames"]
+                        >= args.eval_every_frames // 2):
+                    progress.note(run_evaluation())
                 save_checkpoint()
-                last_ckpt = now
-    except KeyboardInterrupt:
-        interrupted = True
-    finally:
-        stop.uninstall()
-        interrupted = interrupted or stop.requested
-        counters["elapsed"] = elapsed()
-        if counters["frames"] > log_frames:
-            log_scalars(time.perf_counter())
-        transport.close()
-        for p in processes:
-            p.join(JOIN_SECONDS)
-            if p.is_alive():
-                p.terminate()
-        if args.eval_every_frames and not interrupted and (
-                not evaluations or counters["frames"] - evaluations[-1]["frames"]
-                >= args.eval_every_frames // 2):
-            latest_eval = run_evaluation()
-        save_checkpoint()
-        writer.flush()
-        writer.close()
-        bar.close()
-    return {"run_dir": str(run_dir), "checkpoint": str(ckpt_path), "frames": counters["frames"],
-            "elapsed": counters["elapsed"], "evaluations": evaluations,
-            "interrupted": interrupted}
+            finally:
+                writer.flush()
+                writer.close()
+                progress.close()
+        return {"run_dir": str(run_dir), "checkpoint": str(ckpt_path),
+                "frames": counters["frames"], "elapsed": counters["elapsed"],
+                "evaluations": evaluations, "interrupted": interrupted, "stopped": stopped}

@@ -331,8 +331,8 @@ class Report:
         return asdict(self)
 
 
-def _ci(values) -> dict[str, float]:
-    mean, low, high = stats.mean_ci(values)
+def _ci(values, bounds: tuple[float, float] | None = None) -> dict[str, float]:
+    mean, low, high = stats.mean_ci(values, bounds=bounds)
     return {"mean": mean, "low": low, "high": high}
 
 
@@ -389,8 +389,8 @@ def _climbing_figures(report, config, records, points, labels) -> None:
         places = np.array(per_deal_places[label])
         report.players[label] = {
             "points_per_round": _ci(per_deal_points[label]),
-            "places": [_ci(places[:, p]) for p in range(n)],
-            "first_place_share": _ci(places[:, 0]),
+            "places": [_ci(places[:, p], stats.SHARE) for p in range(n)],
+            "first_place_share": _ci(places[:, 0], stats.SHARE),
             "deals": len(per_deal_points[label]),
         }
     for li, lineup in enumerate(config.lineups):
@@ -481,14 +481,14 @@ def _doudizhu_figures(report, config, records, labels) -> None:
         for side in (LANDLORD, PEASANTS):
             if wp[label, side]:
                 entry[side] = {
-                    "WP": _ci(wp[label, side]),
+                    "WP": _ci(wp[label, side], stats.SHARE),
                     "ADP": _ci(adp[label, side]),
                     "deals": len(wp[label, side]),
                 }
         report.players[label] = entry
     for (a, b), (w, x) in duels.items():
         if len(w) > 1:
-            share = _ci(w)
+            share = _ci(w, stats.SHARE)
             pair = _pair(-1, a, b, "ADP", x)
             pair["WP_a"] = share
             for role, games in by_role[a, b].items():

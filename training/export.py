@@ -8,7 +8,8 @@ onnxruntime and numpy only. Each ONNX model maps ``(obs, hist_features, hist_mov
 move_features, move_seg)`` to the q of each listed move (see
 :data:`policies.neural.ONNX_INPUTS`); the observation scaling is inside the model, the action
 feature table is not (the player takes it from its game, whose spec matches the recorded one,
-feature table digest included).
+feature table digest included). A damaged checkpoint raises a
+:class:`~training.checkpoint.CheckpointError` naming the file.
 """
 
 from __future__ import annotations
@@ -53,7 +54,13 @@ def export(checkpoint_path: str | Path, out_dir: str | Path) -> Path:
     models = {}
     for role in data["roles"]:
         net = build_network(game, cfg)
-        net.load_state_dict(data["models"][role])
+        try:
+            net.load_state_dict(data["models"][role])
+        except (KeyError, RuntimeError) as err:
+            detail = str(err).strip().splitlines()[0]
+            raise checkpoint.CheckpointError(
+                f"{str(checkpoint_path)!r}: the weights of role {role!r} do not fit the "
+                f"network it records ({detail})") from None
         models[role] = f"{role}.onnx"
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # the TorchScript exporter's deprecation notices
@@ -70,7 +77,7 @@ def export(checkpoint_path: str | Path, out_dir: str | Path) -> Path:
         "models": models,
         "inputs": list(ONNX_INPUTS),
         "trained": {
-            "run": data["args"].get("run_name"),
+            "run": (data.get("args") or {}).get("run_name"),
             "frames": data["counters"]["frames"],
             "updates": data["counters"]["updates"],
             "minutes": round(data["counters"]["elapsed"] / 60, 2),

@@ -35,9 +35,16 @@ def z_value(level: float = CONFIDENCE) -> float:
     return NormalDist().inv_cdf(0.5 + level / 2)
 
 
-def mean_ci(values, level: float = CONFIDENCE) -> tuple[float, float, float]:
+SHARE = (0.0, 1.0)
+"""the range of a share (a win rate, a place share): its interval ends are clipped to it"""
+
+
+def mean_ci(values, level: float = CONFIDENCE,
+            bounds: tuple[float, float] | None = None) -> tuple[float, float, float]:
     """``(mean, low, high)`` of the mean of ``values`` (one per deal). With fewer than two
-    values the interval is ``nan``."""
+    values the interval is ``nan``. ``bounds``: the range the mean lives in (:data:`SHARE`
+    for shares); the interval ends are clipped to it (the normal approximation can step
+    outside it near the ends, e.g. a win rate of 0.98 over few deals)."""
     x = np.asarray(values, dtype=float)
     if x.size == 0:
         raise ValueError("mean_ci needs at least one value")
@@ -45,7 +52,10 @@ def mean_ci(values, level: float = CONFIDENCE) -> tuple[float, float, float]:
     if x.size < 2:
         return mean, math.nan, math.nan
     half = z_value(level) * float(x.std(ddof=1)) / math.sqrt(x.size)
-    return mean, mean - half, mean + half
+    low, high = mean - half, mean + half
+    if bounds is not None:
+        low, high = max(low, bounds[0]), min(high, bounds[1])
+    return mean, low, high
 
 
 def bradley_terry(wins: np.ndarray, prior: float = PRIOR_GAMES) -> np.ndarray:

@@ -12,6 +12,7 @@ two local ones here without touching it:
 
 from __future__ import annotations
 
+import os
 import queue
 from collections import deque
 from collections.abc import Callable
@@ -46,7 +47,8 @@ class Batch:
 
 
 class Transport(Protocol):
-    def put_batch(self, batch: Batch) -> None: ...
+    def put_batch(self, batch: Batch) -> None:
+        """Hand a batch to the learner; may drop it once the learner is gone."""
 
     def get_batch(self, timeout: float) -> Batch | None:
         """The next batch, or ``None`` when none came within ``timeout`` seconds."""
@@ -89,10 +91,16 @@ class InlineTransport:
         """Nothing to release; pending batches stay for the checkpoint."""
 
 
+PUT_POLL_SECONDS = 0.1
+"""how often an actor blocked on a full queue checks that the learner still runs"""
+
+
 class LocalTransport:
-    """Queues and shared memory between processes of one machine (picklable to spawn)."""
+    """Queues and shared memory between processes of one machine (picklable to spawn). Built
+    in the learner, whose process id the actors (its children) check while they wait."""
 
     def __init__(self, ctx, state_dicts: StateDicts, queue_batches: int):
+        self.learner_pid = os.getpid()
         self.queue = ctx.Queue(maxsize=queue_batches)
         self.stop = ctx.Event()
         self.lock = ctx.Lock()
@@ -102,10 +110,16 @@ class LocalTransport:
             for role, sd in state_dicts.items()
         }
 
+    def learner_alive(self) -> bool:
+        """In an actor: the learner that started it still runs (an orphan's parent changes)."""
+        return os.getppid() == self.learner_pid
+
     def put_batch(self, batch: Batch) -> None:
-        while not self.stop.is_set():
+        """Wait for room in the queue; give up (drop the batch) when the learner stops or
+        dies, so an actor never blocks forever."""
+        while not self.stop.is_set() and self.learner_alive():
             try:
-                self.queue.put(batch, timeout=0.1)
+                self.queue.put(batch, timeout=PUT_POLL_SECONDS)
                 return
             except queue.Full:
                 continue
