@@ -7,7 +7,6 @@ from __future__ import annotations
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -19,11 +18,12 @@ from policies.spec import make_game
 from training import checkpoint
 from training.cli import main
 
-from trainer_helpers import SMALL, cli_overrides
+from trainer_helpers import SMALL, cli_overrides, wait_until_trained
 
 ROOT = Path(__file__).resolve().parent.parent
 FRAMES = SMALL["batch_size"] * 2
-SIGINT_AFTER_SECONDS = 12.0
+TRAIN_START_SECONDS = 180.0
+"""how long the trainer subprocess (spawning its actor) may take to train"""
 EXIT_SECONDS = 60
 
 
@@ -97,14 +97,19 @@ def test_actor_processes_ctrl_c_resume_export_play(tmp_path):
     """Daifugo 4p with an actor process: Ctrl-C writes the checkpoint, resume adds frames."""
     cmd = [sys.executable, "-m", "training.cli", "train", "--config",
            str(ROOT / "configs" / "daifugo4.yaml"),
-           *_settings(tmp_path, "d4", actors=1, minutes=5)]
+           *_settings(tmp_path, "d4", actors=1, minutes=5, checkpoint_minutes=0.01)]
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
-    time.sleep(SIGINT_AFTER_SECONDS)
+    run_dir = tmp_path / "runs" / "d4"
+    try:
+        wait_until_trained(proc, run_dir, TRAIN_START_SECONDS)
+    except AssertionError:
+        proc.kill()
+        raise AssertionError(proc.communicate()[1]) from None
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=EXIT_SECONDS)
     assert proc.returncode == 0, err
-    run_dir = tmp_path / "runs" / "d4"
+    assert "stopped by a signal" in out
     frames = checkpoint.load(run_dir)["counters"]["frames"]
     assert main(["train", "--resume", str(run_dir), "--total-frames",
                  str(frames + FRAMES)]) == 0

@@ -3,6 +3,8 @@ suite stays fast on two cores."""
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 SMALL = {
@@ -50,3 +52,21 @@ def pettingzoo_observation(game, state, seat):
     mask = np.zeros(game.num_actions, np.int8)
     mask[state.legal_actions()] = 1
     return {"observation": game.observe(state, seat), "action_mask": mask}
+
+
+def wait_until_trained(proc, run_dir, timeout: float, poll: float = 0.2) -> int:
+    """Wait until the trainer subprocess ``proc`` has written a checkpoint with frames in
+    ``run_dir`` (run it with a small checkpoint_minutes); returns those frames. Fails if the
+    process ends first or ``timeout`` seconds pass."""
+    from training import checkpoint
+
+    deadline = time.monotonic() + timeout
+    path = run_dir / checkpoint.FILENAME
+    while True:
+        if path.is_file():
+            frames = checkpoint.load(run_dir)["counters"]["frames"]
+            if frames > 0:
+                return frames
+        assert proc.poll() is None, f"the trainer exited with {proc.returncode}"
+        assert time.monotonic() < deadline, f"no checkpoint with frames in {timeout} s"
+        time.sleep(poll)

@@ -86,7 +86,8 @@ class Args:
     """stop once the run has trained on this many decisions in all (resumed sessions add up);
     None: no limit"""
     resume: str | None = None
-    """continue the run in this folder (or checkpoint file), in that folder"""
+    """continue the run of this folder (or checkpoint file); it goes on in that folder, with
+    its recorded settings and the ones given with it"""
     checkpoint_minutes: float = 10.0
     """write runs/<run>/checkpoint.pt this often (and always at exit, Ctrl-C included)"""
     progress: bool = True
@@ -430,7 +431,7 @@ def train(args: Args) -> dict[str, Any]:
         # -- clocks: the budget counts this invocation's wall time; frames/s leave out the pauses
         # (evaluations, checkpoints)
         session_start = time.perf_counter()
-        elapsed_before = counters["elapsed"]
+        elapsed_before, frames_before = counters["elapsed"], counters["frames"]
         paused = 0.0
 
         def elapsed() -> float:
@@ -451,7 +452,10 @@ def train(args: Args) -> dict[str, Any]:
         def stop_reason() -> str | None:
             frames = counters["frames"]
             if args.total_frames is not None and frames >= args.total_frames:
-                return f"total_frames reached: {frames:,} frames of {args.total_frames:,}"
+                done = f"total_frames reached: {frames:,} frames of {args.total_frames:,}"
+                if frames == frames_before:
+                    done += " before this invocation (a larger --total-frames goes on)"
+                return done
             if args.minutes is not None and (
                     time.perf_counter() - session_start >= args.minutes * SECONDS_PER_MINUTE):
                 return f"time budget reached: {args.minutes:g} minutes of this invocation"
