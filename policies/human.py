@@ -63,7 +63,7 @@ class TerminalPlayer(Player):
         self._require_game()
         legal = legal_ids(observation)
         if self.auto_pass and len(legal) == 1 and self.talk.move_text(legal[0]) == PASS_TEXT:
-            self.write(f"you: pass (your only legal move; your hand: {view['hand']})")
+            self.write(f"nothing to play (your hand: {view['hand']}): you pass")
             return legal[0]
         self.write(self.talk.describe(view))
         while True:

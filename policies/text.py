@@ -24,10 +24,20 @@ def is_are(name: str) -> str:
     return f"{name} {'are' if name == 'you' else 'is'}"
 
 
-def grouped_moves(groups: Sequence[tuple[str, Sequence[str]]], sep: str = " ") -> str:
-    """Legal moves under their count, one line per group: ``"  singles: 3 4 5"`` (moves
-    joined by ``sep``: ``" | "`` where a move's text has spaces)."""
+def does(name: str, verb: str) -> str:
+    """``does("you", "give")`` -> ``"you give"``; ``does("player_1", "give")`` ->
+    ``"player_1 gives"``."""
+    return f"{name} {verb if name == 'you' else verb + 's'}"
+
+
+def grouped_moves(groups: Sequence[tuple[str, Sequence[str]]], sep: str | None = None) -> str:
+    """Legal moves under their count, one line per group: ``"  singles: 3 4 5"``. Moves are
+    joined by ``sep``; by default by a space, or ``" | "`` in a group where a move's text has
+    spaces (``bid 1 | bid 2``)."""
     count = sum(len(moves) for _label, moves in groups)
     lines = [f"legal moves ({count}):"]
-    lines += [f"  {label}: {sep.join(moves)}" for label, moves in groups if moves]
+    for label, moves in groups:
+        if moves:
+            join = sep if sep is not None else (" | " if any(" " in m for m in moves) else " ")
+            lines.append(f"  {label}: {join.join(moves)}")
     return "\n".join(lines)

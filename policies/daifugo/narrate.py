@@ -15,7 +15,7 @@ from typing import Any
 
 from envs.daifugo.catalog import GIVE, PASS
 
-from ..text import is_are, ordinal, plural
+from ..text import does, is_are, ordinal, plural
 
 SUIT_WORDS = {"s": "spades", "h": "hearts", "d": "diamonds", "c": "clubs"}
 View = dict[str, Any]
@@ -36,17 +36,16 @@ class DaifugoNarrator:
 
     def narrate(self, before: View, after: View, mover: int, action: int,
                 names: Sequence[str]) -> list[str]:
-        """What ``mover``'s ``action`` did, from one seat's views before and after it (the
-        move itself for another seat's move; a seat's own plays are not repeated)."""
+        """The move (``"player_1 (medium): 7s 7h"``) and what it did, from one seat's views
+        before and after it."""
         cat = self.game.catalog
         kind = cat.kind[action]
-        me = before["seat"]
         over = after["phase"] == "over"
         new_round = over or after["round"] != before["round"]
         lines: list[str] = []
         if kind == GIVE:
             lines += self._give(before, after, mover, action, names)
-        elif mover != me:
+        else:
             lines.append(f"{names[mover]}: {cat.action_to_str(action)}")
         if kind not in (PASS, GIVE):
             lines += self._play(before, after, mover, action, names, new_round)
@@ -85,7 +84,7 @@ class DaifugoNarrator:
             elif rules.eight_cut and cat.has8[action]:
                 why = "EIGHT CUT"
             else:
-                why = "everyone else has passed"
+                why = "no one left to reply"
             lines.append(self._cleared(why, before, after, names))
         return lines + out_lines
 
@@ -105,16 +104,16 @@ class DaifugoNarrator:
         taken = {p for p in before["places"] if p is not None}
         next_top = min(set(range(len(places))) - taken)
         if place != next_top:
-            return [f"ILLEGAL FINISH: {names[mover]} went out on {text} and "
-                    f"{'drop' if names[mover] == 'you' else 'drops'} to {titles[place]}"]
+            return [f"ILLEGAL FINISH: {names[mover]} went out on {text}, a forbidden last play, "
+                    f"and {'drop' if names[mover] == 'you' else 'drops'} to {titles[place]}"]
         lines = [f"{is_are(names[mover])} out: {ordinal(place + 1)}, {titles[place]}"]
         reigning = before["title_places"]
         if self.game.rules.fall_of_capital and place == 0 and 0 in reigning:
             fallen = reigning.index(0)
             if fallen != mover and before["active"][fallen] and places[fallen] is not None:
                 lines.append(
-                    f"FALL OF THE CAPITAL: {names[fallen]}, the reigning {titles[0]}, "
-                    f"{'are' if names[fallen] == 'you' else 'is'} beaten to first and "
+                    f"FALL OF THE CAPITAL: {names[mover]} went out first, so "
+                    f"{names[fallen]}, the reigning {titles[0]}, "
                     f"{'drop' if names[fallen] == 'you' else 'drops'} out as "
                     f"{titles[places[fallen]]}")
         return lines
@@ -141,9 +140,9 @@ class DaifugoNarrator:
             lines = [f"you give back {card} to {names[to]}"]
         elif to == me:
             got = deck.parse(after["exchange"]["received"]) & ~deck.parse(before["exchange"]["received"])
-            lines = [f"{names[mover]} gives you back {deck.format(got)}"]
+            lines = [f"{does(names[mover], 'give')} you back {deck.format(got)}"]
         else:
-            lines = [f"{names[mover]} gives {names[to]} a card back"]
+            lines = [f"{does(names[mover], 'give')} {names[to]} a card back"]
         if after["phase"] != "exchange":
             mine = after["exchange"]
             if mine["gave"] or mine["received"]:
@@ -164,17 +163,17 @@ class DaifugoNarrator:
         mine = view["exchange"]
         for tier, count in enumerate(rules.exchange):
             giver, taker = places.index(n - 1 - tier), places.index(tier)
+            poor, rich = rules.titles[n - 1 - tier], rules.titles[tier]
+            best = "best card" if count == 1 else f"{count} best cards"
             if giver == me:
-                lines.append(f"exchange: you ({rules.titles[n - 1 - tier]}) give your "
-                             f"{plural(count, 'best card')}, {mine['gave']}, to {names[taker]}")
+                lines.append(f"exchange: you, the {poor}, give your {best} {mine['gave']} to "
+                             f"{rich} {names[taker]}")
             elif taker == me:
-                lines.append(f"exchange: {names[giver]} gives you ({rules.titles[tier]}) "
-                             f"{mine['received']}; you give back {plural(count, 'card')} "
-                             "of your choice")
+                lines.append(f"exchange: you, the {rich}, get {mine['received']} from {poor} "
+                             f"{names[giver]}; give back {plural(count, 'card')} of your choice")
             else:
-                lines.append(f"exchange: {names[giver]} ({rules.titles[n - 1 - tier]}) gives "
-                             f"{plural(count, 'best card')} to {names[taker]} "
-                             f"({rules.titles[tier]}), who gives back as many")
+                lines.append(f"exchange: {poor} {does(names[giver], 'give')} its {best} to "
+                             f"{rich} {names[taker]}, who gives back as many")
         return lines
 
     # -- the end of a round, of the match ------------------------------------------------------
@@ -187,7 +186,8 @@ class DaifugoNarrator:
         for seat in sorted(range(len(places)), key=lambda s: places[s]):
             gained = after["scores"][seat] - before["scores"][seat]
             lines.append(f"  {ordinal(places[seat] + 1):<4} {names[seat]:<{width}}  "
-                         f"{titles[places[seat]]:<18} {gained:+d} points, total {after['scores'][seat]}")
+                         f"{titles[places[seat]]:<18} {gained:+d} {'point' if abs(gained) == 1 else 'points'}, "
+                         f"total {after['scores'][seat]}")
         return lines
 
     def _verdict(self, view: View, names: Sequence[str]) -> list[str]:
@@ -199,7 +199,7 @@ class DaifugoNarrator:
         me = view["seat"]
         standings = ", ".join(f"{ordinal(i + 1)} {names[s]} {scores[s]}" for i, s in enumerate(order))
         head = (f"match over: you win with {plural(scores[me], 'point')}" if winner == me else
-                f"match over: {names[winner]} wins with {plural(scores[winner], 'point')}; you "
+                f"match over: {does(names[winner], 'win')} with {plural(scores[winner], 'point')}; you "
                 f"finish {ordinal(order.index(me) + 1)} of {len(order)} with "
                 f"{plural(scores[me], 'point')}")
         return [head, f"standings: {standings}"]

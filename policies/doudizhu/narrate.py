@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..text import plural
+from ..text import does, is_are, plural
 
 View = dict[str, Any]
 
@@ -21,24 +21,22 @@ class DoudizhuNarrator:
         self.game = game
 
     def opening(self, view: View, names: Sequence[str]) -> list[str]:
-        return [f"bidding: {names[view['to_move']]} bids first"]
+        return [f"bidding: {does(names[view['to_move']], 'bid')} first"]
 
     def narrate(self, before: View, after: View, mover: int, action: int,
                 names: Sequence[str]) -> list[str]:
-        """What ``mover``'s ``action`` did (the move itself for another seat's move)."""
+        """The move (``"player_1 (medium): 33344"``) and what it did."""
         cat = self.game.catalog
-        lines = []
-        if mover != before["seat"]:
-            lines.append(f"{names[mover]}: {cat.action_to_str(action)}")
+        lines = [f"{names[mover]}: {cat.action_to_str(action)}"]
         if before["phase"] == "bidding":
             if after["landlord"] is not None:
                 lord = after["landlord"]
-                lines.append(f"{names[lord]} {'are' if names[lord] == 'you' else 'is'} the "
-                             f"landlord at bid {after['bid']} and takes the kitty "
+                lines.append(f"{is_are(names[lord])} the landlord at bid {after['bid']} and "
+                             f"{'take' if names[lord] == 'you' else 'takes'} the kitty "
                              f"{after['kitty']}; {names[after['to_move']]} to lead")
             elif after["redeals"] > before["redeals"]:
                 lines.append("everyone passed: the cards are dealt again; "
-                             f"{names[after['to_move']]} bids first")
+                             f"{does(names[after['to_move']], 'bid')} first")
         if after["bombs"] > before["bombs"]:
             what = "the rocket" if action == cat.ROCKET else "a bomb"
             lines.append(f"{what}: the stake doubles (x{after['multiplier']})")
