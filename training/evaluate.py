@@ -398,8 +398,10 @@ def _worker_init(config: EvalConfig, parent_pid: int) -> None:
     from .children import exit_with_parent
 
     exit_with_parent(parent_pid)
-    # Ctrl-C reaches the whole process group: the parent stops the workers itself
+    # Ctrl-C reaches the whole process group: the parent stops the workers itself, with
+    # SIGTERM, which ends a worker at once (not through a handler copied from the parent)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     os.environ["OMP_NUM_THREADS"] = "1"
     _WORKER["config"] = config
     _WORKER["tables"] = {}
