@@ -128,7 +128,8 @@ def test_a_worker_error_is_one_line_naming_the_player(monkeypatch):
         evaluate.run(config)
     message = str(err.value)
     assert "\n" not in message
-    assert message.startswith("player 'random' at seat ") and "no legal move; second line" in message
+    assert message.startswith("player 'random' at seat ")
+    assert "no legal move; second line" in message
 
 
 class FakeClock:

@@ -277,7 +277,8 @@ def test_doudizhu_ends_with_the_winning_side_multipliers_and_points():
 
     returns = play_match("doudizhu", ["medium", "medium"], seed=3, read=read, write=out.append)
     text = "\n".join(out)
-    assert re.search(r"game over: the (landlord|peasants) \(.*\) wins?: ", text)
+    assert re.search(r"game over: the (landlord, .*, wins|peasants, .* and .*, win: .* went out "
+                     r"first)\n", text)
     assert re.search(r"stake: 10 x \d \(bid\)( x \d+ \(.*\))* = \d+ points; landlord [+-]\d+, "
                      r"each peasant [+-]\d+", text)
     mine = int(re.search(r"you (win|lose) (\d+) points", text).group(2))
@@ -298,7 +299,8 @@ class RaisingStdin(io.StringIO):
 
 def test_ctrl_c_in_play_is_one_line(monkeypatch, capsys):
     monkeypatch.setattr(sys, "stdin", RaisingStdin(KeyboardInterrupt()))
-    assert cli(["play", "--game", "daifugo", "--cpus", "random,random,random", "--seed", "1"]) == 130
+    argv = ["play", "--game", "daifugo", "--cpus", "random,random,random", "--seed", "1"]
+    assert cli(argv) == 130
     err = capsys.readouterr().err
     assert err == "climbrl: interrupted\n"
 

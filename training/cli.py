@@ -21,7 +21,15 @@ import os
 import sys
 import time
 
-from .errors import RunError, Terminated, UsageError, debugging, one_line, raise_on_sigterm, user_input
+from .errors import (
+    RunError,
+    Terminated,
+    UsageError,
+    debugging,
+    one_line,
+    raise_on_sigterm,
+    user_input,
+)
 
 GAMES = ("daifugo", "president", "doudizhu")
 EXIT_USAGE = 2
@@ -120,7 +128,7 @@ def main(argv=None) -> int:
     """Run one command; returns the exit status (module docstring)."""
     try:
         return _main(argv)
-    except (KeyboardInterrupt, UsageError, Exception) as err:
+    except (KeyboardInterrupt, Exception) as err:
         if debugging():
             raise
         return _report(err)

@@ -139,7 +139,8 @@ class DaifugoNarrator:
         if mover == me:
             lines = [f"you give back {card} to {names[to]}"]
         elif to == me:
-            got = deck.parse(after["exchange"]["received"]) & ~deck.parse(before["exchange"]["received"])
+            had = deck.parse(before["exchange"]["received"])
+            got = deck.parse(after["exchange"]["received"]) & ~had
             lines = [f"{does(names[mover], 'give')} you back {deck.format(got)}"]
         else:
             lines = [f"{does(names[mover], 'give')} {names[to]} a card back"]
@@ -185,8 +186,9 @@ class DaifugoNarrator:
         width = max(len(name) for name in names)
         for seat in sorted(range(len(places)), key=lambda s: places[s]):
             gained = after["scores"][seat] - before["scores"][seat]
+            unit = "point" if abs(gained) == 1 else "points"
             lines.append(f"  {ordinal(places[seat] + 1):<4} {names[seat]:<{width}}  "
-                         f"{titles[places[seat]]:<18} {gained:+d} {'point' if abs(gained) == 1 else 'points'}, "
+                         f"{titles[places[seat]]:<18} {gained:+d} {unit}, "
                          f"total {after['scores'][seat]}")
         return lines
 
@@ -197,9 +199,13 @@ class DaifugoNarrator:
         order = sorted(range(len(scores)), key=lambda s: (-scores[s], last[s]))
         winner = view["winner"] if view["winner"] is not None else order[0]
         me = view["seat"]
-        standings = ", ".join(f"{ordinal(i + 1)} {names[s]} {scores[s]}" for i, s in enumerate(order))
-        head = (f"match over: you win with {plural(scores[me], 'point')}" if winner == me else
-                f"match over: {does(names[winner], 'win')} with {plural(scores[winner], 'point')}; you "
-                f"finish {ordinal(order.index(me) + 1)} of {len(order)} with "
-                f"{plural(scores[me], 'point')}")
+        standings = ", ".join(
+            f"{ordinal(i + 1)} {names[s]} {scores[s]}" for i, s in enumerate(order))
+        if winner == me:
+            head = f"match over: you win with {plural(scores[me], 'point')}"
+        else:
+            head = (f"match over: {does(names[winner], 'win')} with "
+                    f"{plural(scores[winner], 'point')}; you finish "
+                    f"{ordinal(order.index(me) + 1)} of {len(order)} with "
+                    f"{plural(scores[me], 'point')}")
         return [head, f"standings: {standings}"]

@@ -73,7 +73,8 @@ class DaifugoTalk(DaifugoNarrator):
         elif pile is None:
             lines.append("  pile: empty - you lead" if view["current_player"] == view["seat"] else "  pile: empty")
         else:
-            lines.append(f"  pile: {pile['move']}  ({self.shape_text(pile)}, by player_{pile['by']})")
+            lines.append(
+                f"  pile: {pile['move']}  ({self.shape_text(pile)}, by player_{pile['by']})")
         lines.append(f"  your hand: {view['hand']}")
         return "\n".join(lines)
 

@@ -56,10 +56,10 @@ class DoudizhuNarrator:
         peasants = [s for s in range(len(result["points"])) if s != lord]
         winner = names[result["winner"]]
         if result["outcome"] == "landlord":
-            head = f"game over: the landlord ({names[lord]}) wins: {winner} went out first"
+            head = f"game over: the landlord, {names[lord]}, wins"
         else:
             side = " and ".join(names[s] for s in peasants)
-            head = f"game over: the peasants ({side}) win: {winner} went out first"
+            head = f"game over: the peasants, {side}, win: {winner} went out first"
         factors = [f"{result['bid']} (bid)"]
         if result["bombs"]:
             factors.append(f"{2 ** result['bombs']} ({plural(result['bombs'], 'bomb')})")
