@@ -1,8 +1,11 @@
 """A human at the terminal, as a player like any other (:class:`policies.base.Player`).
 
 It shows the position (hand, pile, state), reads a move typed as card text (``7s 7h``,
-``pass``, ``give 3s``), rejects an illegal one with the reason, and answers ``moves`` (the
-legal moves), ``hint`` (the next suggestion, :mod:`policies.hints`), ``help`` and ``quit``.
+``pass``, ``give 3s``; Dou Dizhu ``33344``, ``bid 2``), rejects an illegal one with the reason,
+and answers ``moves`` (the legal moves by shape), ``hint`` (the next suggestion,
+:mod:`policies.hints`), ``help`` (the game's own) and ``quit`` / ``exit`` (or end of input).
+Text that reads as a move is always a move, so a Dou Dizhu ``Q`` plays the queen. When
+``pass`` is the only legal move it passes with a line saying so (``auto_pass=False``: it asks).
 Input and output are functions, so tests drive it with scripted lines.
 """
 
@@ -14,16 +17,16 @@ from typing import Any
 from .base import Player, legal_ids
 from .hints import Hints
 
-HELP = """type a move as cards ('7s 7h', '3s JK=4s 5s', 'JK'), 'pass', or in the exchange
-'give 3s'; 'moves' lists your legal moves, 'hint' suggests one (again: the next), 'quit' ends."""
 COMMANDS_MOVES = ("moves", "legal", "m")
 COMMANDS_HINT = ("hint", "h")
 COMMANDS_HELP = ("help", "?")
-COMMANDS_QUIT = ("quit", "exit", "q")
+#: no one-letter form: ``q`` is the Dou Dizhu queen
+COMMANDS_QUIT = ("quit", "exit")
+PASS_TEXT = "pass"
 
 
 class QuitGame(Exception):
-    """The human typed ``quit``."""
+    """The human typed ``quit`` (or the input ended)."""
 
 
 class TerminalPlayer(Player):
@@ -37,11 +40,13 @@ class TerminalPlayer(Player):
         read: Callable[[str], str] = input,
         write: Callable[[str], None] = print,
         seed=None,
+        auto_pass: bool = True,
     ):
         super().__init__(seed)
         self.game_name = game_name
         self.read = read
         self.write = write
+        self.auto_pass = auto_pass
         self.talk = None
         self.hints = None
 
@@ -50,39 +55,51 @@ class TerminalPlayer(Player):
             import policies
 
             super().bind(game)
-            self.talk = _talk_for(self.game_name, game)
+            self.talk = talk_for(self.game_name, game)
             self.hints = Hints(policies.load(self.game_name, "scripted-medium").bind(game))
         return self
 
     def act(self, observation: dict[str, Any], view: dict[str, Any]) -> int:
         self._require_game()
         legal = legal_ids(observation)
+        if self.auto_pass and len(legal) == 1 and self.talk.move_text(legal[0]) == PASS_TEXT:
+            self.write(f"nothing to play (your hand: {view['hand']}): you pass")
+            return legal[0]
         self.write(self.talk.describe(view))
         while True:
-            text = self.read("your move> ").strip()
-            word = text.lower()
-            if not word:
+            try:
+                text = self.read("your move> ").strip()
+            except EOFError:
+                raise QuitGame from None
+            if not text:
                 continue
-            if word in COMMANDS_HELP:
-                self.write(HELP)
-            elif word in COMMANDS_QUIT:
-                raise QuitGame
-            elif word in COMMANDS_MOVES:
-                self.write("legal moves: " + " | ".join(self.talk.move_text(a) for a in legal))
-            elif word in COMMANDS_HINT:
-                self.write("hint: " + self.talk.move_text(self.hints.next(observation, view)))
-            else:
-                try:
-                    action = self.talk.parse(text, view)
-                except ValueError as err:
+            try:
+                action = self.talk.parse(text, view)
+            except ValueError as err:
+                if not self._command(text.lower(), observation, view, legal):
                     self.write(f"not a move: {err} (type 'help')")
-                    continue
-                if action in legal:
-                    return action
-                self.write(f"illegal: {self.talk.explain(action, view, legal)}")
+                continue
+            if action in legal:
+                return action
+            self.write(f"illegal: {self.talk.explain(action, view, legal)}")
+
+    def _command(self, word: str, observation, view, legal: list[int]) -> bool:
+        """Answer a command word (text that is not a move); False if it is none."""
+        if word in COMMANDS_HELP:
+            self.write(self.talk.help)
+        elif word in COMMANDS_QUIT:
+            raise QuitGame
+        elif word in COMMANDS_MOVES:
+            self.write(self.talk.moves_text(legal))
+        elif word in COMMANDS_HINT:
+            self.write("hint: " + self.talk.move_text(self.hints.next(observation, view)))
+        else:
+            return False
+        return True
 
 
-def _talk_for(game_name: str, game):
+def talk_for(game_name: str, game):
+    """The terminal text of ``game_name`` (``DaifugoTalk`` or ``DoudizhuTalk``) for ``game``."""
     if game_name in ("daifugo", "president"):
         from .daifugo.talk import DaifugoTalk
 

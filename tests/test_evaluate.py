@@ -156,9 +156,15 @@ class Scripted:
             return self.lines.pop(0)
         if self.want_move:
             self.want_move = False
-            return self.out[-1].removeprefix("legal moves: ").split(" | ")[0]
+            return first_listed_move(self.out[-1])
         self.want_move = True
         return "moves"
+
+
+def first_listed_move(moves_text: str) -> str:
+    """The first move of a Daifugo ``moves`` answer (``legal moves (n):``, then a line per
+    shape: ``  sets of 2: 7s 7h | 9s 9d``)."""
+    return moves_text.splitlines()[1].split(": ", 1)[1].split(" | ")[0]
 
 
 def test_terminal_player_plays_a_match_from_typed_text():
@@ -171,8 +177,8 @@ def test_terminal_player_plays_a_match_from_typed_text():
     assert "type a move as cards" in text  # help
     assert text.count("hint: ") == 2
     assert "not a move: bad card '7x'" in text
-    assert "illegal: " in text or "round over" in text
-    assert "round over: " in text and "match over: scores" in text
+    assert "round 1 of 2 over:" in text and "round 2 of 2 over:" in text
+    assert "match over: " in text and "standings: " in text
 
 
 def test_terminal_player_gives_reasons_for_illegal_moves():

@@ -8,6 +8,10 @@
   --resume runs/<run-name>``: self-play training (:mod:`training.dmc`);
 - ``climbrl export runs/<run-name> --out cpus/NAME``: a CPU player for onnxruntime
   (:mod:`training.export`).
+
+Exit status: 0 done; 2 a mistake in the command (a bad option, value, player or file: one
+line on stderr, :class:`training.errors.UsageError`); 1 a failure while the work ran (one
+line); 130 on Ctrl-C and 143 on SIGTERM. ``CLIMBRL_DEBUG=1`` shows the traceback instead.
 """
 
 from __future__ import annotations
@@ -17,7 +21,22 @@ import os
 import sys
 import time
 
+from .errors import (
+    RunError,
+    Terminated,
+    UsageError,
+    debugging,
+    one_line,
+    raise_on_sigterm,
+    user_input,
+)
+
 GAMES = ("daifugo", "president", "doudizhu")
+EXIT_USAGE = 2
+EXIT_FAILED = 1
+#: 128 + the signal number, as a shell reports a process ended by it
+EXIT_INTERRUPTED = 128 + 2
+EXIT_TERMINATED = 128 + 15
 
 
 def _specs(text: str) -> tuple[str, ...]:
@@ -38,7 +57,9 @@ def _rule(text: str) -> tuple[str, object]:
 
 def _add_common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--game", required=True, choices=GAMES)
-    p.add_argument("--rounds", type=int, default=None, help="rounds per match (Daifugo/President)")
+    p.add_argument("--rounds", type=int, default=None,
+                   help="rounds per match (Daifugo/President; default: the env's, Daifugo 3, "
+                        "President 5)")
     p.add_argument(
         "--rule", type=_rule, action="append", default=[], metavar="NAME=VALUE",
         help="a house-rule switch of the env, e.g. --rule lock=false (repeatable)",
@@ -46,7 +67,7 @@ def _add_common(p: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from training.evaluate import DEFAULT_DEALS, DEFAULT_ROUNDS, DEFAULT_WORKERS
+    from training.evaluate import DEFAULT_DEALS, DEFAULT_WORKERS
 
     parser = argparse.ArgumentParser(prog="climbrl", description="climbrl command line")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -70,14 +91,18 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--deals", type=int, default=DEFAULT_DEALS)
     ev.add_argument("--seed", type=int, default=0)
     ev.add_argument("--workers", type=int, default=DEFAULT_WORKERS)
-    ev.add_argument("--out", default=None, help="output folder (default runs/eval/<game>-<time>)")
+    ev.add_argument("--out", default=None,
+                    help="output folder (default runs/eval/<game>-<players>-<hash of the "
+                         "settings>); the same command with the same folder resumes")
+    ev.add_argument("--overwrite", action="store_true",
+                    help="start again in an --out that holds a tournament with other settings")
     ev.add_argument(
         "--landlord", choices=("bid", "fixed"), default="bid",
         help="Dou Dizhu: the bidding decides the landlord (bid), or DouZero's duel (fixed): "
         "the first player of --players is the landlord, then the roles swap",
     )
-    ev.add_argument("--no-progress", action="store_true")
-    ev.set_defaults(rounds=DEFAULT_ROUNDS)
+    ev.add_argument("--no-progress", action="store_true",
+                    help="no progress bar (on a log, not a terminal, it is a line a minute)")
 
     _add_train(sub)
     export = sub.add_parser("export", help="write a checkpoint as an onnxruntime CPU player")
@@ -89,6 +114,9 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--cpus", type=_specs, required=True, help="the CPUs, comma separated")
     pl.add_argument("--seed", type=int, default=None)
     pl.add_argument("--seat", type=int, default=0, help="your seat")
+    pl.add_argument("--no-auto-pass", dest="auto_pass", action="store_false",
+                    help="ask you even when pass is your only legal move (by default you pass "
+                         "with a line saying so)")
     return parser
 
 
@@ -141,6 +169,32 @@ def _train_overrides(args, rest: list[str]) -> dict:
 
 
 def main(argv=None) -> int:
+    """Run one command; returns the exit status (module docstring)."""
+    try:
+        return _main(argv)
+    except (KeyboardInterrupt, Exception) as err:
+        if debugging():
+            raise
+        return _report(err)
+
+
+def _report(err: BaseException) -> int:
+    """One line on stderr for ``err``; returns the exit status."""
+    if isinstance(err, Terminated):
+        print("climbrl: stopped by SIGTERM", file=sys.stderr)
+        return EXIT_TERMINATED
+    if isinstance(err, KeyboardInterrupt):
+        print("climbrl: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    if isinstance(err, UsageError):
+        print(f"climbrl: error: {one_line(err)}", file=sys.stderr)
+        return EXIT_USAGE
+    said = one_line(err) if isinstance(err, RunError) else f"{type(err).__name__}: {one_line(err)}"
+    print(f"climbrl: failed: {said} (CLIMBRL_DEBUG=1 shows the traceback)", file=sys.stderr)
+    return EXIT_FAILED
+
+
+def _main(argv=None) -> int:
     parser = build_parser()
     args, rest = parser.parse_known_args(argv)
     if args.command == "bench":
@@ -152,7 +206,8 @@ def main(argv=None) -> int:
         bench(rest)
         return 0
     if args.command == "train":
-        overrides = _train_overrides(args, rest)
+        with user_input():
+            overrides = _train_overrides(args, rest)
         if not args.config and not overrides.get("resume"):
             parser.error("train needs --config FILE (or --resume RUN)")
         return _train(args.config, overrides)
@@ -174,8 +229,14 @@ def _train(config: str | None, overrides: dict) -> int:
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     from training.config import make_args
     from training.dmc import train
+    from training.rundir import RunFolderError
 
-    summary = train(make_args(config, overrides))
+    with user_input():
+        args = make_args(config, overrides)
+    try:
+        summary = train(args)
+    except RunFolderError as err:  # a run folder in the way is the user's to settle
+        raise UsageError(one_line(err)) from err
     print(f"{summary['stopped']}")
     print(f"run {summary['run_dir']}: {summary['frames']:,} frames, "
           f"{summary['elapsed']:.0f} s of training in all; checkpoint {summary['checkpoint']}")
@@ -188,36 +249,59 @@ def _train(config: str | None, overrides: dict) -> int:
 def _eval(args) -> int:
     from training import evaluate
 
-    if args.pool:
-        table = args.table or evaluate.DEFAULT_TABLE[args.game]
-        lineups = evaluate.pool_lineups(args.pool, table, args.landlord)
-    else:
-        lineups = (args.players,)
-    config = evaluate.EvalConfig(
-        game=args.game,
-        lineups=lineups,
-        deals=args.deals,
-        rounds=args.rounds,
-        seed=args.seed,
-        workers=args.workers,
-        rules=tuple(args.rule),
-        progress=not args.no_progress,
-        landlord=args.landlord,
-    )
+    # every check before the first game: the players, the rules, the output folder
+    with user_input():
+        if args.pool:
+            table = args.table or evaluate.DEFAULT_TABLE[args.game]
+            lineups = evaluate.pool_lineups(args.pool, table, args.landlord)
+        else:
+            lineups = (args.players,)
+        config = evaluate.EvalConfig(
+            game=args.game,
+            lineups=lineups,
+            deals=args.deals,
+            rounds=args.rounds,
+            seed=args.seed,
+            workers=args.workers,
+            rules=tuple(args.rule),
+            progress=not args.no_progress,
+            landlord=args.landlord,
+        )
+        evaluate.check(config)
+        out = args.out or evaluate.default_out(config)
+    with user_input(f"--out {str(out)!r}"):
+        store = evaluate.open_store(config, out, overwrite=args.overwrite)
+    if not evaluate.plot_available():
+        print("matplotlib is not installed: no ladder.png this time "
+              "(pip install 'climbrl[eval]')", file=sys.stderr)
+    total = config.deals * len(config.lineups)
+    if store.finished:
+        print(f"resuming {out}: {len(store.finished)} of {total} deals already played",
+              file=sys.stderr)
     start = time.perf_counter()
-    records = evaluate.run(config)
+    try:
+        with raise_on_sigterm():
+            records = evaluate.run(config, store)
+    except KeyboardInterrupt as stop:
+        store.close()
+        why = "stopped by SIGTERM" if isinstance(stop, Terminated) else "interrupted"
+        print(f"climbrl: {why} after {len(store.finished)} of {total} deals, saved in "
+              f"{store.games_path}; the same command resumes", file=sys.stderr)
+        return EXIT_TERMINATED if isinstance(stop, Terminated) else EXIT_INTERRUPTED
     report = evaluate.summarize(config, records)
-    out = args.out or f"runs/eval/{args.game}-{time.strftime('%Y%m%d-%H%M%S')}"
-    paths = evaluate.write_outputs(report, out)
     print(evaluate.format_report(report))
-    print(f"\n{time.perf_counter() - start:.0f} s; wrote {', '.join(str(p) for p in paths.values())}")
+    paths = [store.finish(), *evaluate.write_outputs(report, out).values()]
+    print(f"\n{time.perf_counter() - start:.0f} s; wrote {', '.join(str(p) for p in paths)}")
     return 0
 
 
 def _play(args) -> int:
-    from training.play import play_match
+    from training.play import Match
 
-    play_match(args.game, args.cpus, args.rounds, args.seed, dict(args.rule), args.seat)
+    with user_input():
+        match = Match(args.game, args.cpus, args.rounds, args.seed, dict(args.rule), args.seat,
+                      auto_pass=args.auto_pass)
+    match.play()
     return 0
 
 

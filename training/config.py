@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import difflib
 import inspect
 import textwrap
 import types
@@ -105,7 +106,9 @@ def parse_overrides(tokens: list[str]) -> dict[str, Any]:
         key, eq, text = token[2:].partition("=")
         key = key.replace("-", "_")
         if key not in known:
-            raise ValueError(f"unknown option --{key}; options are "
+            close = difflib.get_close_matches(key, known, n=1)
+            hint = f" (did you mean --{close[0].replace('_', '-')}?)" if close else ""
+            raise ValueError(f"unknown option --{key.replace('_', '-')}{hint}; options are "
                              + ", ".join(f"--{k.replace('_', '-')}" for k in known))
         if not eq:
             if i + 1 >= len(tokens):

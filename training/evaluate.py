@@ -24,19 +24,32 @@ the table (``A B A B``), so the ladder and the pairwise figures cover the whole 
 Dou Dizhu deals where every bid passed (the engine ends them unscored) count for nobody.
 
 Results: a terminal table (:func:`format_report`), ``summary.json``, ``results.csv`` and
-``ladder.png`` (:func:`write_outputs`).
+``ladder.png`` (:func:`write_outputs`; the plot needs matplotlib, :func:`plot_available`).
+With a :class:`training.results.ResultStore` (:func:`open_store`), :func:`run` records every
+deal's games in ``games.jsonl`` as it finishes and skips the deals already there: an
+interrupted tournament resumes where it stopped, with the same figures.
+
+Worker processes end with the tournament, however it ends (:mod:`training.children`), and a
+player's failure is one :class:`PlayerError` naming the player.
 """
 
 from __future__ import annotations
 
+import contextlib
 import csv
+import hashlib
 import importlib
+import importlib.util
 import itertools
 import json
 import math
+import multiprocessing
 import os
-from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
+import re
+import signal
+import sys
+import time
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -46,6 +59,7 @@ import numpy as np
 from envs.core.aec import turns
 
 from . import stats
+from .errors import RunError, one_line
 
 ENV_MODULES = {
     "daifugo": "envs.daifugo_v0",
@@ -57,9 +71,14 @@ DEFAULT_TABLE = {"daifugo": 4, "president": 4, "doudizhu": 3}
 CLIMBING = ("daifugo", "president")
 DEFAULT_WORKERS = 2
 DEFAULT_DEALS = 100
-DEFAULT_ROUNDS = 1
-#: work units per worker: enough for an even load and a live progress bar
-CHUNKS_PER_WORKER = 8
+#: ``rounds=None``: the env's own number of rounds (Daifugo 3, President 5)
+DEFAULT_ROUNDS = None
+DEFAULT_OUT_DIR = "runs/eval"
+#: characters of the default folder name taken from the players' names
+OUT_SLUG_CHARS = 40
+OUT_HASH_CHARS = 8
+#: the progress line's period when the output is not a terminal (a log file)
+LOG_PROGRESS_SECONDS = 60.0
 STREAM_DEALS = 0
 STREAM_PLAYERS = 1
 STREAM_LADDER = 2
@@ -75,7 +94,7 @@ class EvalConfig:
     lineups: tuple[tuple[str, ...], ...]
     deals: int = DEFAULT_DEALS
     rounds: int | None = DEFAULT_ROUNDS
-    """rounds per match (Daifugo / President); ``None``: the preset's own"""
+    """rounds per match (Daifugo / President); ``None``: the env's own (Daifugo 3, President 5)"""
     seed: int = 0
     workers: int = DEFAULT_WORKERS
     rules: tuple[tuple[str, Any], ...] = ()
@@ -198,21 +217,33 @@ def duel_options(game_obj, code: str) -> dict[str, Any]:
     }
 
 
+class PlayerError(RunError):
+    """A player failed during a game (an exception in its move, or an illegal action); the
+    message names the player and its seat."""
+
+
 def play_game(env, players: Sequence, code: str, options: dict | None = None) -> dict[str, Any]:
     """Play one match of the deal ``code`` (or of reset ``options``) with ``players[seat]``;
     the outcome as plain values (Daifugo/President: places per round; Dou Dizhu: landlord
-    and returns)."""
+    and returns). A player's failure is a :class:`PlayerError` naming it."""
     env.reset(seed=0, options=options or {"deal": code})
     raw = env.unwrapped
     game = raw.game
-    for player in players:
-        player.bind(game)
+    for seat, player in enumerate(players):
+        try:
+            player.bind(game)
+        except Exception as err:
+            raise _blame(player, seat, err) from err
     climbing = hasattr(game, "rules") and hasattr(game.rules, "points")
     places: list[list[int]] = []
     for _agent, obs, seat in turns(env):
-        action = int(players[seat].act(obs, raw.view(seat)))
+        view = raw.view(seat)
+        try:
+            action = int(players[seat].act(obs, view))
+        except Exception as err:
+            raise _blame(players[seat], seat, err) from err
         if not 0 <= action < len(obs["action_mask"]) or not obs["action_mask"][action]:
-            raise ValueError(
+            raise PlayerError(
                 f"player {players[seat].name!r} at seat {seat} chose the illegal action {action}"
             )
         round_before = raw.game_state.round if climbing else 0
@@ -225,6 +256,10 @@ def play_game(env, players: Sequence, code: str, options: dict | None = None) ->
     return _doudizhu_outcome(state)
 
 
+def _blame(player, seat: int, err: Exception) -> PlayerError:
+    return PlayerError(f"player {player.name!r} at seat {seat}: {one_line(err)}")
+
+
 def _doudizhu_outcome(state) -> dict[str, Any]:
     view = state.view(0)
     return {
@@ -233,38 +268,49 @@ def _doudizhu_outcome(state) -> dict[str, Any]:
     }
 
 
-def _run_chunk(config: EvalConfig, lineup_index: int, deals: list[int]) -> list[dict]:
-    """Worker: play ``deals`` for one lineup, every rotation; returns one record per game."""
-    import policies
+class _Table:
+    """One lineup's env and players, reused deal after deal (players are re-seeded before
+    every game, so which deals a table plays does not change any game)."""
 
-    lineup = config.lineups[lineup_index]
-    env = make_env(config.game, config.table_size, config.rounds, dict(config.rules))
-    env.reset(seed=config.seed)
-    codes = deal_codes(env.unwrapped.game, config.seed, deals)
-    seatings = arrangements(lineup, config.landlord)
-    # one player per (seat, slot) in use, so no two seats share a random stream
-    players = {
-        (seat, slot): policies.load(config.game, lineup[slot])
-        for slots in seatings
-        for seat, slot in enumerate(slots)
-    }
-    records = []
-    for deal, code in zip(deals, codes):
-        options = duel_options(env.unwrapped.game, code) if config.landlord == "fixed" else None
-        for rot, slots in enumerate(seatings):
+    def __init__(self, config: EvalConfig, lineup_index: int):
+        import policies
+
+        self.config = config
+        self.lineup_index = lineup_index
+        self.lineup = lineup = config.lineups[lineup_index]
+        self.env = make_env(config.game, config.table_size, config.rounds, dict(config.rules))
+        self.env.reset(seed=config.seed)
+        self.seatings = arrangements(lineup, config.landlord)
+        # one player per (seat, slot) in use, so no two seats share a random stream
+        self.players = {}
+        for slots in self.seatings:
+            for seat, slot in enumerate(slots):
+                try:
+                    self.players[seat, slot] = policies.load(config.game, lineup[slot])
+                except Exception as err:
+                    raise PlayerError(f"player {lineup[slot]!r}: {one_line(err)}") from err
+
+    def play_deal(self, deal: int) -> list[dict]:
+        """Every seating of the deal ``deal``: one record per game."""
+        config, lineup = self.config, self.lineup
+        game = self.env.unwrapped.game
+        (code,) = deal_codes(game, config.seed, [deal])
+        options = duel_options(game, code) if config.landlord == "fixed" else None
+        records = []
+        for rot, slots in enumerate(self.seatings):
             seated = []
             for seat, slot in enumerate(slots):
-                player = players[seat, slot]
+                player = self.players[seat, slot]
                 player.seed(
                     np.random.SeedSequence(
-                        [config.seed, STREAM_PLAYERS, lineup_index, deal, rot, seat, slot]
+                        [config.seed, STREAM_PLAYERS, self.lineup_index, deal, rot, seat, slot]
                     )
                 )
                 seated.append(player)
-            outcome = play_game(env, seated, code, options)
+            outcome = play_game(self.env, seated, code, options)
             records.append(
                 {
-                    "lineup": lineup_index,
+                    "lineup": self.lineup_index,
                     "deal": deal,
                     "rotation": rot,
                     "code": code,
@@ -272,46 +318,187 @@ def _run_chunk(config: EvalConfig, lineup_index: int, deals: list[int]) -> list[
                     **outcome,
                 }
             )
-    return records
+        return records
 
 
-def _worker_init() -> None:
-    os.environ["OMP_NUM_THREADS"] = "1"
+def games_per_deal(config: EvalConfig) -> list[int]:
+    """The games one deal of each lineup plays (its distinct seatings)."""
+    return [len(arrangements(lineup, config.landlord)) for lineup in config.lineups]
 
 
-def run(config: EvalConfig) -> list[dict]:
-    """Play the tournament; returns every game's record (sorted by lineup, deal, rotation)."""
+def check(config: EvalConfig) -> None:
+    """Before any game: the env accepts the rules and every player loads and accepts the env
+    (a ``ValueError`` naming the player, e.g. a network trained with other rules)."""
+    import policies
+
+    env = make_env(config.game, config.table_size, config.rounds, dict(config.rules))
+    env.reset(seed=config.seed)
+    for spec in config.labels:
+        try:
+            policies.load(config.game, spec).bind(env.unwrapped.game)
+        except (ValueError, TypeError, KeyError, OSError) as err:
+            raise ValueError(f"player {spec!r}: {one_line(err)}") from err
+
+
+def run(config: EvalConfig, store=None) -> list[dict]:
+    """Play the tournament; returns every game's record (sorted by lineup, deal, rotation).
+    With ``store`` (:func:`open_store`), the deals it holds are not played again and each
+    deal's games go to it as the deal finishes."""
     os.environ.setdefault("OMP_NUM_THREADS", "1")
-    per_chunk = max(1, math.ceil(config.deals / (config.workers * CHUNKS_PER_WORKER)))
-    tasks = [
-        (li, list(range(start, min(start + per_chunk, config.deals))))
+    done = store.finished if store is not None else set()
+    todo = [
+        (li, deal)
         for li in range(len(config.lineups))
-        for start in range(0, config.deals, per_chunk)
+        for deal in range(config.deals)
+        if (li, deal) not in done
     ]
     total = config.deals * len(config.lineups)
-    bar = _progress(total, config.progress, config.game)
-    records: list[dict] = []
+    records: list[dict] = store.records() if store is not None else []
+    bar = _progress(total, total - len(todo), config.progress, f"{config.game} deals")
     try:
-        if config.workers == 1:
-            for li, deals in tasks:
-                records += _run_chunk(config, li, deals)
-                bar.update(len(deals))
-        else:
-            with ProcessPoolExecutor(config.workers, initializer=_worker_init) as pool:
-                futures = {pool.submit(_run_chunk, config, li, deals): deals for li, deals in tasks}
-                for fut in as_completed(futures):
-                    records += fut.result()
-                    bar.update(len(futures[fut]))
+        with contextlib.closing(_play_deals(config, todo)) as finished:
+            for deal_records in finished:
+                if store is not None:
+                    store.add(deal_records)
+                records += deal_records
+                bar.update(1)
     finally:
         bar.close()
     records.sort(key=lambda r: (r["lineup"], r["deal"], r["rotation"]))
     return records
 
 
-def _progress(total: int, enabled: bool, game: str):
-    from tqdm import tqdm
+def _play_deals(config: EvalConfig, todo: list[tuple[int, int]]) -> Iterator[list[dict]]:
+    """The records of each deal of ``todo``, as they finish (in worker processes when
+    ``config.workers > 1``; they end when this generator closes or this process dies)."""
+    workers = min(config.workers, len(todo))
+    if workers <= 1:
+        tables: dict[int, _Table] = {}
+        for li, deal in todo:
+            if li not in tables:
+                tables[li] = _Table(config, li)
+            yield tables[li].play_deal(deal)
+        return
+    pool = multiprocessing.get_context().Pool(
+        workers, initializer=_worker_init, initargs=(config, os.getpid())
+    )
+    try:
+        yield from pool.imap_unordered(_worker_deal, todo)
+        pool.close()
+    finally:
+        pool.terminate()
+        pool.join()
 
-    return tqdm(total=total, disable=not enabled, desc=f"{game} deals", unit="deal")
+
+#: a worker process's state: the tournament and its tables (one per lineup), built lazily
+_WORKER: dict[str, Any] = {}
+
+
+def _worker_init(config: EvalConfig, parent_pid: int) -> None:
+    from .children import exit_with_parent
+
+    exit_with_parent(parent_pid)
+    # Ctrl-C reaches the whole process group: the parent stops the workers itself, with
+    # SIGTERM, which ends a worker at once (not through a handler copied from the parent)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    os.environ["OMP_NUM_THREADS"] = "1"
+    _WORKER["config"] = config
+    _WORKER["tables"] = {}
+
+
+def _worker_deal(task: tuple[int, int]) -> list[dict]:
+    li, deal = task
+    tables = _WORKER["tables"]
+    if li not in tables:
+        tables[li] = _Table(_WORKER["config"], li)
+    return tables[li].play_deal(deal)
+
+
+class _LineProgress:
+    """Progress as a plain line every :data:`LOG_PROGRESS_SECONDS` (for logs: no bar)."""
+
+    def __init__(self, total: int, done: int, desc: str, stream=None):
+        self.total, self.done, self.desc = total, done, desc
+        self.stream = stream or sys.stderr
+        self.start = self.last = time.monotonic()
+
+    def update(self, n: int = 1) -> None:
+        self.done += n
+        now = time.monotonic()
+        if now - self.last >= LOG_PROGRESS_SECONDS:
+            self.last = now
+            self._write(now)
+
+    def _write(self, now: float) -> None:
+        share = self.done / self.total if self.total else 1.0
+        print(f"{self.desc}: {self.done}/{self.total} ({share:.0%}), {now - self.start:.0f} s",
+              file=self.stream, flush=True)
+
+    def close(self) -> None:
+        if self.done and time.monotonic() - self.start >= LOG_PROGRESS_SECONDS:
+            self._write(time.monotonic())
+
+
+class _NoProgress:
+    def update(self, n: int = 1) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def _progress(total: int, done: int, enabled: bool, desc: str):
+    """A tqdm bar on a terminal; on a log (stderr not a terminal), or without tqdm, a line
+    every :data:`LOG_PROGRESS_SECONDS`; nothing when not ``enabled``."""
+    if not enabled:
+        return _NoProgress()
+    tty = getattr(sys.stderr, "isatty", lambda: False)()
+    if tty and importlib.util.find_spec("tqdm") is not None:
+        from tqdm import tqdm
+
+        return tqdm(total=total, initial=done, desc=desc, unit="deal")
+    return _LineProgress(total, done, desc)
+
+
+# -- the output folder -----------------------------------------------------------------------
+
+
+def settings(config: EvalConfig) -> dict[str, Any]:
+    """What decides the games of ``config`` (not the workers or the progress bar), with the
+    number of rounds resolved: the tournament's identity in its output folder."""
+    out = _config_dict(config)
+    del out["workers"], out["progress"]
+    out["rounds"] = resolved_rounds(config)
+    return out
+
+
+def resolved_rounds(config: EvalConfig) -> int | None:
+    """Rounds per match (``None`` for Dou Dizhu): ``config.rounds`` or the env's default."""
+    if config.game not in CLIMBING:
+        return None
+    if config.rounds is not None:
+        return config.rounds
+    env = make_env(config.game, config.table_size, None, dict(config.rules))
+    return env.unwrapped.game.rules.rounds
+
+
+def default_out(config: EvalConfig) -> Path:
+    """``runs/eval/<game>-<players>-<hash of the settings>``: the same command gives the same
+    folder, so running it again resumes."""
+    text = json.dumps(settings(config), sort_keys=True)
+    digest = hashlib.sha1(text.encode()).hexdigest()[:OUT_HASH_CHARS]
+    names = "-".join(re.sub(r"[^A-Za-z0-9.=]+", "_", label).strip("_.") for label in config.labels)
+    return Path(DEFAULT_OUT_DIR) / f"{config.game}-{names[:OUT_SLUG_CHARS]}-{digest}"
+
+
+def open_store(config: EvalConfig, out: str | os.PathLike, overwrite: bool = False):
+    """The :class:`training.results.ResultStore` of ``config`` under ``out``: created, or
+    resumed when it holds the same tournament; ``ValueError`` when it holds another one
+    (unless ``overwrite``), ``OSError`` when ``out`` cannot be written."""
+    from .results import ResultStore
+
+    return ResultStore(out, settings(config), games_per_deal(config), overwrite=overwrite)
 
 
 # -- figures ---------------------------------------------------------------------------------
@@ -339,7 +526,8 @@ def _ci(values, bounds: tuple[float, float] | None = None) -> dict[str, float]:
 def summarize(config: EvalConfig, records: list[dict], points: Sequence[float] | None = None) -> Report:
     """The figures of a tournament (module docstring). ``points``: points per place of the
     climbing games (read from the env's rules when omitted)."""
-    report = Report(config=_config_dict(config), games=len(records))
+    report = Report(config={**_config_dict(config), "rounds": resolved_rounds(config)},
+                    games=len(records))
     labels = config.labels
     if config.game in CLIMBING:
         if points is None:
@@ -569,18 +757,29 @@ def format_report(report: Report) -> str:
     return "\n".join(lines)
 
 
+def plot_available() -> bool:
+    """matplotlib can be imported (``pip install 'climbrl[eval]'``): the ladder plot."""
+    try:
+        return importlib.util.find_spec("matplotlib") is not None
+    except (ImportError, ValueError):
+        return False
+
+
 def write_outputs(report: Report, out_dir: str | os.PathLike) -> dict[str, Path]:
-    """Write ``summary.json``, ``results.csv`` and ``ladder.png`` under ``out_dir``."""
+    """Write ``summary.json``, ``results.csv`` and, when matplotlib is there
+    (:func:`plot_available`), ``ladder.png`` under ``out_dir``; returns the paths written."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    paths = {"json": out / "summary.json", "csv": out / "results.csv", "png": out / "ladder.png"}
+    paths = {"json": out / "summary.json", "csv": out / "results.csv"}
     paths["json"].write_text(json.dumps(report.to_dict(), indent=2, default=_json_default) + "\n")
     with open(paths["csv"], "w", newline="") as f:
         writer = csv.writer(f)
         writer.writerow(["section", "player", "other", "metric", "mean", "low", "high"])
         for row in _csv_rows(report):
             writer.writerow(row)
-    plot_ladder(report, paths["png"])
+    if plot_available():
+        paths["png"] = out / "ladder.png"
+        plot_ladder(report, paths["png"])
     return paths
 
 

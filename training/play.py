@@ -1,8 +1,10 @@
 """Sit at the table with the CPUs: ``climbrl play --game daifugo --cpus hard,medium,medium``.
 
-The human takes seat ``seat`` (0 by default) and the CPUs the others, in order. Every CPU move
-is printed as it is made, the position before each of the human's turns (through
-:class:`policies.human.TerminalPlayer`), and the places and scores after each round.
+The human takes seat ``seat`` (0 by default) and the CPUs the others, in order. The position
+is shown before each of the human's turns (:class:`policies.human.TerminalPlayer`); every
+other seat's move is printed as it is made, with what it did, as the human's seat sees it
+(revolutions, cuts, locks, players going out, the exchange, each round's places and points,
+the match's winner; Dou Dizhu: the landlord, bombs, which side won and the points).
 """
 
 from __future__ import annotations
@@ -19,6 +21,69 @@ from .evaluate import CLIMBING, make_env
 STREAM_CPUS = 3
 
 
+class Match:
+    """One match at the terminal, checked and set up (a ``ValueError`` for a bad seat, rule
+    or CPU name) before :meth:`play` starts it."""
+
+    def __init__(
+        self,
+        game: str,
+        cpus: Sequence[str],
+        rounds: int | None = None,
+        seed: int | None = None,
+        rules: dict[str, Any] | None = None,
+        seat: int = 0,
+        read: Callable[[str], str] = input,
+        write: Callable[[str], None] = print,
+        auto_pass: bool = True,
+    ):
+        import policies
+        from policies.human import TerminalPlayer, talk_for
+
+        table = len(cpus) + 1
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < table:
+            raise ValueError(f"seat must be 0..{table - 1}, got {seat!r}")
+        self.game, self.seat, self.write = game, seat, write
+        self.env = env = make_env(game, table, rounds, dict(rules or {}))
+        env.reset(seed=seed)
+        raw = env.unwrapped
+        self.human = TerminalPlayer(game, read=read, write=write, auto_pass=auto_pass)
+        self.human.bind(raw.game)
+        self.players: list = []
+        cpu_iter = iter(cpus)
+        for s in range(table):
+            if s == seat:
+                self.players.append(self.human)
+                continue
+            stream = np.random.SeedSequence([seed or 0, STREAM_CPUS, s])
+            self.players.append(policies.load(game, next(cpu_iter), seed=stream).bind(raw.game))
+        self.names = [("you" if s == seat else f"player_{s} ({self.players[s].name})")
+                      for s in range(table)]
+        self.talk = talk_for(game, raw.game)
+
+    def play(self) -> list[float] | None:
+        """Play the match to its end; the final scores (``None`` when the human quits)."""
+        from policies.human import QuitGame
+
+        env, raw, seat, write = self.env, self.env.unwrapped, self.seat, self.write
+        others = ", ".join(self.names[s] for s in range(len(self.names)) if s != seat)
+        write(f"{self.game}: you are player_{seat}; {others}")
+        for line in self.talk.opening(raw.view(seat), self.names):
+            write(line)
+        for _agent, obs, s in turns(env):
+            before = raw.view(seat)
+            try:
+                action = self.players[s].act(obs, raw.view(s))
+            except QuitGame:
+                write("bye")
+                return None
+            env.step(action)
+            for line in self.talk.narrate(before, raw.view(seat), s, action, self.names):
+                write(line)
+        state = raw.game_state
+        return list(state.scores) if self.game in CLIMBING else list(state.returns())
+
+
 def play_match(
     game: str,
     cpus: Sequence[str],
@@ -28,51 +93,8 @@ def play_match(
     seat: int = 0,
     read: Callable[[str], str] = input,
     write: Callable[[str], None] = print,
+    auto_pass: bool = True,
 ) -> list[float] | None:
-    """Play one match; returns the final scores (``None`` when the human quits)."""
-    import policies
-    from policies.human import QuitGame, TerminalPlayer
-
-    table = len(cpus) + 1
-    if not 0 <= seat < table:
-        raise ValueError(f"seat must be 0..{table - 1}, got {seat}")
-    env = make_env(game, table, rounds, dict(rules or {}))
-    env.reset(seed=seed)
-    raw = env.unwrapped
-    human = TerminalPlayer(game, read=read, write=write).bind(raw.game)
-    players: list = []
-    cpu_iter = iter(cpus)
-    for s in range(table):
-        if s == seat:
-            players.append(human)
-            continue
-        cpu = policies.load(game, next(cpu_iter), seed=np.random.SeedSequence([seed or 0, STREAM_CPUS, s]))
-        players.append(cpu.bind(raw.game))
-    names = [("you" if s == seat else f"player_{s} ({players[s].name})") for s in range(table)]
-    write(f"{game}: you are player_{seat}; " + ", ".join(names[s] for s in range(table) if s != seat))
-    climbing = game in CLIMBING
-    for _agent, obs, s in turns(env):
-        try:
-            action = players[s].act(obs, raw.view(s))
-        except QuitGame:
-            write("bye")
-            return None
-        round_before = raw.game_state.round if climbing else None
-        if s != seat:
-            move = raw.action_to_str(action)
-            shown = "give ?" if move.startswith("give") else move
-            write(f"{names[s]}: {shown}")
-        env.step(action)
-        if climbing and raw.game_state.round != round_before:
-            write(_round_summary(raw))
-    scores = list(raw.game_state.scores) if climbing else list(raw.game_state.returns())
-    write(f"match over: scores {scores}")
-    return scores
-
-
-def _round_summary(raw) -> str:
-    state = raw.game_state
-    rules = raw.game.rules
-    order = sorted(range(raw.game.num_players), key=lambda s: state.titles[s])
-    parts = [f"player_{s} {rules.titles[state.titles[s]]}" for s in order]
-    return "round over: " + ", ".join(parts) + f" | scores {state.scores}"
+    """Play one match (:class:`Match`); returns the final scores (``None`` when the human
+    quits)."""
+    return Match(game, cpus, rounds, seed, rules, seat, read, write, auto_pass).play()

@@ -1,5 +1,5 @@
 """Text for a human at a Daifugo / President table: the position as text, moves typed as cards,
-and why a typed move is not legal.
+why a typed move is not legal, and what each move did (:mod:`policies.daifugo.narrate`).
 
 The terminal player (:mod:`policies.human`) speaks through one of these per game family.
 """
@@ -11,15 +11,21 @@ from typing import Any
 from envs.daifugo.cards import JOKER_RANK
 from envs.daifugo.catalog import GIVE, KIND_NAMES, PASS, RUN, SET, SINGLE
 
+from ..text import grouped_moves, plural
+from .narrate import DaifugoNarrator
+
 SHAPE_WORDS = {SINGLE: "single", SET: "set", RUN: "run"}
 RECENT_MOVES = 8
+HELP = """type a move as cards ('7s 7h', '3s JK=4s 5s' for a joker standing in, 'JK'), 'pass',
+or in the exchange 'give 3s' (or just '3s'); 'moves' lists your legal moves, 'hint' suggests
+one (again: the next one), 'quit' or 'exit' ends the match."""
 
 
-class DaifugoTalk:
-    """Position text, move parsing and illegal-move reasons for the Daifugo engine."""
+class DaifugoTalk(DaifugoNarrator):
+    """Position text, move parsing, illegal-move reasons and the narration of each move
+    (:class:`~policies.daifugo.narrate.DaifugoNarrator`) for the Daifugo engine."""
 
-    def __init__(self, game):
-        self.game = game
+    help = HELP
 
     def describe(self, view: dict[str, Any]) -> str:
         """The position as ``view``'s seat sees it: state, seats, recent moves, pile, hand."""
@@ -48,7 +54,7 @@ class DaifugoTalk:
                 marks.append("<- to move")
             lines.append(
                 f"  {who:<9} [{title}] score {view['scores'][s]:>3}  "
-                f"{view['hand_counts'][s]:>2} cards  {' '.join(marks)}"
+                f"{plural(view['hand_counts'][s], 'card'):>8}  {' '.join(marks)}"
             )
         recent = view["history"][-RECENT_MOVES:]
         if recent:
@@ -62,12 +68,13 @@ class DaifugoTalk:
             ex = view["exchange"]
             lines.append(
                 f"  exchange: you received {ex['received'] or '-'}; give back "
-                f"{ex['to_give']} card(s) (e.g. 'give 3s' or just '3s')"
+                f"{plural(ex['to_give'], 'card')} (e.g. 'give 3s' or just '3s')"
             )
         elif pile is None:
             lines.append("  pile: empty - you lead" if view["current_player"] == view["seat"] else "  pile: empty")
         else:
-            lines.append(f"  pile: {pile['move']}  ({pile['shape']} of {pile['size']}, by player_{pile['by']})")
+            lines.append(
+                f"  pile: {pile['move']}  ({self.shape_text(pile)}, by player_{pile['by']})")
         lines.append(f"  your hand: {view['hand']}")
         return "\n".join(lines)
 
@@ -75,8 +82,31 @@ class DaifugoTalk:
         """The action id of a typed move; ``ValueError`` saying what is wrong with the text."""
         return self.game.catalog.action_from_str(text, giving=view["phase"] == "exchange")
 
+    @staticmethod
+    def shape_text(pile: dict[str, Any]) -> str:
+        """``"single"``, ``"set of 2"``, ``"run of 4"``: a view's pile shape in words."""
+        if pile["shape"] == "single":
+            return "single"
+        return f"{pile['shape']} of {pile['size']}"
+
     def move_text(self, action: int) -> str:
         return self.game.action_to_str(action)
+
+    def moves_text(self, legal: list[int]) -> str:
+        """The legal moves grouped by shape (singles, sets of 2, ..., runs), weakest first (in
+        the normal order), then pass."""
+        cat = self.game.catalog
+        order = sorted(legal, key=lambda a: (cat.kind[a] == PASS, cat.kind[a], cat.msize[a],
+                                             cat.low[a], a))
+        groups: dict[str, list[str]] = {}
+        for a in order:
+            kind = cat.kind[a]
+            if kind in (PASS, GIVE, SINGLE):
+                label = KIND_NAMES[kind] + ("s" if kind == SINGLE else "")
+            else:
+                label = f"{SHAPE_WORDS[kind]}s of {cat.msize[a]}"
+            groups.setdefault(label, []).append(cat.action_to_str(a))
+        return grouped_moves(list(groups.items()), sep=" | ")
 
     def explain(self, action: int, view: dict[str, Any], legal: list[int]) -> str:
         """Why ``action`` is not legal in ``view``'s position (it is not in ``legal``)."""
@@ -108,8 +138,8 @@ class DaifugoTalk:
             return "only the 3 of spades beats a single joker (spade three return), if that rule is on"
         if kind != cat.kind[pile_id] or cat.msize[action] != cat.msize[pile_id]:
             return (
-                f"the pile is a {KIND_NAMES[cat.kind[pile_id]]} of {cat.msize[pile_id]} "
-                f"({pile['move']}): reply with the same shape and number of cards"
+                f"the pile is a {self.shape_text(pile)} ({pile['move']}): reply with the same "
+                "shape and number of cards"
             )
         if view["lock"]:
             return (

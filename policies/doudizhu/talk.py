@@ -1,31 +1,41 @@
 """Text for a human at the Dou Dizhu table: the position, moves typed as cards (``33344``,
-``pass``, ``bid 2``), and why a typed move is not legal."""
+``pass``, ``bid 2``), why a typed move is not legal, and what each move did
+(:mod:`policies.doudizhu.narrate`)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from envs.doudizhu.cards import contains, parse
+from envs.doudizhu.cards import RANK_INDEX, contains, parse
+
+from ..text import grouped_moves, plural
+from .narrate import DoudizhuNarrator
 
 RECENT_MOVES = 6
+HELP = """type a play as its ranks in any order: '7', '33344', 'TJQKA' ('10' for T works), 'BR'
+for the rocket (B black joker, R red joker), 'pass'; in the bidding 'bid 1'..'bid 3' (or just
+1..3) and 'pass'; 'moves' lists your legal moves, 'hint' suggests one (again: the next one),
+'quit' or 'exit' ends the game."""
 
 
-class DoudizhuTalk:
-    """Position text, move parsing and illegal-move reasons for the Dou Dizhu engine."""
+class DoudizhuTalk(DoudizhuNarrator):
+    """Position text, move parsing, illegal-move reasons and the narration of each move
+    (:class:`~policies.doudizhu.narrate.DoudizhuNarrator`) for the Dou Dizhu engine."""
 
-    def __init__(self, game):
-        self.game = game
+    help = HELP
 
     def describe(self, view: dict[str, Any]) -> str:
         seat = view["seat"]
-        lines = [f"== Dou Dizhu | {view['phase']} | you are the {view['role']} =="]
+        role = ("no landlord yet" if view["landlord"] is None else
+                f"you are the {view['role']}")
+        lines = [f"== Dou Dizhu | {view['phase']} | {role} =="]
         for s, n in enumerate(view["cards_left"]):
             who = "you" if s == seat else f"player_{s}"
             role = "landlord" if view["landlord"] == s else ("peasant" if view["landlord"] is not None else "-")
             bid = view["bids"][s]
             bid_text = "" if bid is None else f" bid {'pass' if bid == 0 else bid}"
             mark = "  <- to move" if view["to_move"] == s else ""
-            lines.append(f"  {who:<9} [{role}] {n:>2} cards{bid_text}{mark}")
+            lines.append(f"  {who:<9} [{role}] {plural(n, 'card'):>8}{bid_text}{mark}")
         if view["kitty"]:
             lines.append(
                 f"  kitty: {view['kitty']} | stake: bid {view['bid']} x {view['multiplier']}"
@@ -52,6 +62,30 @@ class DoudizhuTalk:
 
     def move_text(self, action: int) -> str:
         return self.game.action_to_str(action)
+
+    def moves_text(self, legal: list[int]) -> str:
+        """The legal moves grouped by shape in the catalog's shape order (singles, pairs,
+        trios, ..., bombs, the rocket), each group weakest first (by its main rank, then its
+        kickers' ranks), then pass."""
+        cat = self.game.catalog
+        groups: dict[str, list[str]] = {}
+        plays = []
+        for a in legal:
+            if cat.is_bid(a):
+                groups.setdefault("bids", []).append(cat.action_to_str(a))
+            elif a != cat.PASS:
+                first = cat.readings[a][0]
+                text = cat.action_to_str(a)
+                ranks = sorted(RANK_INDEX[c] for c in text)
+                plays.append(((first.kind, first.length, first.main, ranks), first, text))
+        for _key, first, text in sorted(plays, key=lambda p: p[0]):
+            label = first.kind.label.replace("_", " ")
+            if first.length > 1:
+                label += f" x{first.length}"
+            groups.setdefault(label, []).append(text)
+        if cat.PASS in legal:
+            groups["pass"] = ["pass"]
+        return grouped_moves(list(groups.items()))
 
     def explain(self, action: int, view: dict[str, Any], legal: list[int]) -> str:
         cat = self.game.catalog

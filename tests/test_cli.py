@@ -1,0 +1,85 @@
+"""The command line's errors: a user's mistake is one line and status 2, a failure one line
+and status 1, a traceback only with CLIMBRL_DEBUG=1."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from training import evaluate
+from training.cli import main as cli
+
+CPU_DAIFUGO4 = Path(__file__).resolve().parents[1] / "cpus" / "daifugo4"
+SMALL_EVAL = ["eval", "--game", "daifugo", "--players", "random,random,random", "--deals", "1",
+              "--workers", "1", "--no-progress"]
+
+
+def one_error_line(capsys) -> str:
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    return lines[0]
+
+
+def test_a_mistyped_training_option_is_one_line(capsys):
+    # '--minuts' printed a traceback
+    assert cli(["train", "--config", "configs/daifugo4.yaml", "--minuts", "3"]) == 2
+    line = one_error_line(capsys)
+    assert line.startswith("climbrl: error: unknown option --minuts (did you mean --minutes?)")
+
+
+def test_a_missing_config_file_is_one_line(capsys, tmp_path):
+    missing = tmp_path / "nope.yaml"
+    assert cli(["train", "--config", str(missing)]) == 2
+    assert one_error_line(capsys) == f"climbrl: error: {missing}: No such file or directory"
+
+
+@pytest.mark.parametrize("rule, said", [("nope=1", "nope"), ("rounds=0", "rounds")])
+def test_a_bad_rule_is_one_line(capsys, tmp_path, rule, said):
+    assert cli(SMALL_EVAL + ["--rule", rule, "--out", str(tmp_path / "x")]) == 2
+    assert said in one_error_line(capsys)
+
+
+def test_an_unknown_player_is_one_line(capsys, tmp_path):
+    argv = ["eval", "--game", "daifugo", "--players", "random,hardd,random", "--out",
+            str(tmp_path / "x")]
+    assert cli(argv) == 2
+    assert "player 'hardd'" in one_error_line(capsys)
+    assert cli(["play", "--game", "daifugo", "--cpus", "random,hardd"]) == 2
+    assert "hardd" in one_error_line(capsys)
+    assert cli(["play", "--game", "daifugo", "--cpus", "random,random", "--seat", "5"]) == 2
+    assert "seat must be 0..2, got 5" in one_error_line(capsys)
+
+
+@pytest.mark.skipif(not (CPU_DAIFUGO4 / "cpu.json").exists(), reason="no shipped CPU")
+def test_a_cpu_that_refuses_the_env_is_one_line_naming_it(capsys, tmp_path):
+    # it died in 30 lines of concurrent.futures traceback, in a worker, after the start
+    pytest.importorskip("onnxruntime")
+    argv = ["eval", "--game", "daifugo", "--players", f"{CPU_DAIFUGO4},random,random,random",
+            "--rounds", "1", "--deals", "2", "--out", str(tmp_path / "x")]
+    assert cli(argv) == 2
+    line = one_error_line(capsys)
+    assert f"player '{CPU_DAIFUGO4}'" in line and "rounds: 3 in the model, 1 in the env" in line
+    assert not (tmp_path / "x").exists()  # refused before anything was written
+
+
+def test_a_failure_while_running_is_one_line_with_status_1(capsys, monkeypatch, tmp_path):
+    def broken(*args, **kwargs):
+        raise RuntimeError("the disk caught fire")
+
+    monkeypatch.setattr(evaluate, "run", broken)
+    assert cli(SMALL_EVAL + ["--out", str(tmp_path / "x")]) == 1
+    assert one_error_line(capsys) == ("climbrl: failed: RuntimeError: the disk caught fire "
+                                      "(CLIMBRL_DEBUG=1 shows the traceback)")
+    monkeypatch.setenv("CLIMBRL_DEBUG", "1")
+    with pytest.raises(RuntimeError, match="caught fire"):
+        cli(SMALL_EVAL + ["--out", str(tmp_path / "x")])
+
+
+def test_unknown_flags_are_argparse_errors(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        cli(SMALL_EVAL + ["--minuts", "3"])
+    assert exit_.value.code == 2
+    assert "unrecognized arguments: --minuts 3" in capsys.readouterr().err
