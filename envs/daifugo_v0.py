@@ -98,7 +98,7 @@ class raw_env(CardGameEnv):
         illegal_reward: float = -1.0,
         **house_rules,
     ):
-        preset = preset or self.default_preset
+        preset = self.default_preset if preset is None else preset
         switches = dict(house_rules) if rounds is None else {**house_rules, "rounds": rounds}
         rules = Rules.preset(preset, players, **switches)
         super().__init__(

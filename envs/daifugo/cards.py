@@ -126,8 +126,12 @@ class Deck:
 
         A card named twice takes the next copy when there are two decks; copies in ``taken``
         (cards already given to other hands) are skipped. More copies than the deck has raise
-        ``ValueError``, as does any bad token.
+        ``ValueError``, as does any bad token; anything but a string is a ``TypeError``.
         """
+        if not isinstance(text, str):
+            raise TypeError(
+                f"cards must be text such as '3s 3h JK', got {text!r} (type {type(text).__name__})"
+            )
         mask = 0
         for token in text.replace(",", " ").split():
             if token.upper() == JOKER_TEXT:

@@ -22,6 +22,7 @@ import numpy as np
 
 from ..core import dealcode
 from ..core.bits import iter_bits, lowest_bits
+from ..core.checks import as_action, as_int, as_int_in, as_options, as_sequence
 from ..core.game import IllegalActionError
 from .cards import (
     CARDS_PER_DECK,
@@ -61,8 +62,12 @@ class DaifugoGame:
     def __init__(self, rules: Rules | None = None, reward: str = "centered"):
         from .observation import build_layout  # local: observation imports this module
 
-        self.rules = rules = rules or Rules.preset("daifugo")
-        if reward not in REWARD_MODES:
+        if rules is None:
+            rules = Rules.preset("daifugo")
+        if not isinstance(rules, Rules):
+            raise TypeError(f"rules must be a Rules (Rules.preset(...)), got {rules!r}")
+        self.rules = rules
+        if not isinstance(reward, str) or reward not in REWARD_MODES:
             raise ValueError(f"reward must be one of {REWARD_MODES}, got {reward!r}")
         self.reward_mode = reward
         self.name = rules.preset_name
@@ -151,8 +156,11 @@ class DaifugoGame:
           round had been played with those places: the exchange, the leader of rounds 2+ and
           the fall of the capital then apply (the deal code does not record titles);
         - ``"seed": int`` the match seed for the later rounds (default: drawn from ``rng``).
+
+        A set-up whose exchange would leave a seat without cards (a giver holding fewer cards
+        than it must give) is refused: every seat to move must have a legal move.
         """
-        options = dict(options or {})
+        options = as_options(options)
         unknown = set(options) - set(RESET_OPTIONS)
         if unknown:
             # a warning, not an error: PettingZoo's api_test resets with an unknown option
@@ -177,6 +185,7 @@ class DaifugoGame:
             leader = options.get("leader")
             if leader is None and titles is None:
                 leader = deal.first_seat
+            self._check_exchange(hands, titles)
             state._start_match(deal.seed, hands, self._check_leader(leader, titles), titles)
         elif "hands" in options:
             hands = self._parse_hands(options["hands"])
@@ -184,6 +193,7 @@ class DaifugoGame:
             if leader is None:
                 leader = self._first_leader(hands, 0) if titles is None else None
             seed = self._seed(options, rng)
+            self._check_exchange(hands, titles)
             state._start_match(seed, hands, self._check_leader(leader, titles), titles)
         else:
             if titles is not None:
@@ -198,37 +208,53 @@ class DaifugoGame:
         seed = options.get("seed")
         if seed is None:
             return int(rng.integers(SEED_LIMIT, dtype=np.uint64))
-        if not isinstance(seed, (int, np.integer)) or not 0 <= seed < SEED_LIMIT:
-            raise ValueError(f"seed must be an integer in [0, 2**64), got {seed!r}")
-        return int(seed)
+        return as_int_in(seed, "seed", 0, SEED_LIMIT - 1)
 
     def _parse_titles(self, titles) -> list[int] | None:
         if titles is None:
             return None
         players = self.num_players
-        if sorted(titles) != list(range(players)):
+        places = [as_int(t, f"titles[{s}]") for s, t in enumerate(as_sequence(titles, "titles"))]
+        if sorted(places) != list(range(players)):
             raise ValueError(
                 f"titles must give each seat its place 0..{players - 1} once, got {titles!r}"
             )
-        return [int(t) for t in titles]
+        return places
 
     def _check_leader(self, leader, titles: list[int] | None) -> int:
         if leader is None:
             # rounds 2+: the last place (Daifugo) or the top place (President) leads
             place = self.num_players - 1 if self.rules.later_leader == "last_place" else 0
             return titles.index(place)
-        if not isinstance(leader, (int, np.integer)) or not 0 <= leader < self.num_players:
-            raise ValueError(f"leader must be a seat 0..{self.num_players - 1}, got {leader!r}")
-        return int(leader)
+        return as_int_in(leader, "leader", 0, self.num_players - 1)
+
+    def _check_exchange(self, hands: list[int], titles: list[int] | None) -> None:
+        """A set-up that starts with the exchange: each giver must hold the cards it gives,
+        else the exchange would leave a seat that is still in the round with no cards."""
+        if titles is None:
+            return
+        players = self.num_players
+        seat_of = {p: s for s, p in enumerate(titles)}
+        for tier, count in enumerate(self.rules.exchange):
+            giver = seat_of[players - 1 - tier]
+            held = hands[giver].bit_count()
+            if held < count:
+                raise ValueError(
+                    f"seat {giver} (place {players - 1 - tier}) holds {held} card(s) but must "
+                    f"give {count} in the exchange; give it at least {count}"
+                )
 
     def _parse_hands(self, texts: Sequence[str]) -> list[int]:
-        if isinstance(texts, str) or len(texts) != self.num_players:
+        texts = as_sequence(texts, "hands")
+        if len(texts) != self.num_players:
             raise ValueError(
                 f"hands needs one string per seat ({self.num_players}), got {texts!r}"
             )
         taken = 0
         hands = []
         for seat, text in enumerate(texts):
+            if not isinstance(text, str):
+                raise TypeError(f"hands[{seat}] must be card text such as '3s 4h JK', got {text!r}")
             try:
                 hand = self.deck.parse(text, taken)
             except ValueError as err:
@@ -727,6 +753,8 @@ class DaifugoState:
     # -- applying moves --------------------------------------------------------------------------
 
     def apply(self, action: int) -> list[float] | None:
+        if type(action) is not int:
+            action = as_action(action)
         legal = self._legal if self._legal is not None else self.legal_actions()
         if action not in legal:
             self._raise_illegal(action)
