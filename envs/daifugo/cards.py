@@ -152,9 +152,19 @@ class Deck:
             mask |= free & -free
         return mask
 
-    def format(self, mask: int) -> str:
-        """Cards as text, weakest first in the normal order, jokers last."""
-        return " ".join(self.card_text(i) for i in sorted(iter_bits(mask), key=self.sort_key))
+    def format(self, mask: int, suits: bool = True) -> str:
+        """Cards as text, weakest first in the normal order, jokers last; ``suits=False``
+        writes the real cards by rank alone (``"7 7 JK"``)."""
+        cards = sorted(iter_bits(mask), key=self.sort_key)
+        if suits:
+            return " ".join(self.card_text(i) for i in cards)
+        return " ".join(
+            JOKER_TEXT if i >= self.real_cards else RANKS[self.rank_suit(i)[0]] for i in cards
+        )
+
+    def rank_counts(self, mask: int) -> list[int]:
+        """How many real cards of each rank ``mask`` holds (13 counts)."""
+        return [(mask & m).bit_count() for m in self.rank_mask]
 
     # -- counting --------------------------------------------------------------------------
 

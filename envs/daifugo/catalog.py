@@ -178,6 +178,15 @@ class Catalog:
             self._exact_cards(m) if rules.decks == 1 and (m.kind != RUN or m.suit >= 0) else None
             for m in moves
         )
+        #: the player names no suits: a two-deck set (``7 7``) or an any-suit run (``3 4 5``).
+        #: The engine picks the copies from the hand, so their suits would tell the other
+        #: seats about the cards left in it: the public record of such a play is its ranks
+        self.unsuited = tuple(
+            (m.kind == SET and not self.suited_sets and m.low < JOKER_RANK)
+            or (m.kind == RUN and m.suit < 0)
+            for m in moves
+        )
+        self.has_unsuited = any(self.unsuited)
         self._build_tables()
         self._run_cache: dict[tuple[int, int, int], _RunGroup] = {}
 

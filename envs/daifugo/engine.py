@@ -393,6 +393,10 @@ class DaifugoGame:
         st.revolution = view["revolution"]
         st.jack_back = view["jack_back"]
         st.played = deck.parse(view["played"], taken)
+        # the unsuited plays' cards: any free copies of their ranks
+        free = deck.real_mask & ~(taken | st.played)
+        st.unsuited = cards_within(deck, free, view["played_ranks"])
+        st.played |= st.unsuited
         st.hidden_out = deck.full & ~(taken | st.played)
         st.gave = [0] * players
         st.received = [0] * players
@@ -420,7 +424,10 @@ class DaifugoGame:
         st._reset_pile()
         if pile is not None:
             st.pile = cat.action_from_str(pile["move"])
-            st.pile_cards = cards_within(deck, st.played, pile["cards"])
+            within = st.played & ~st.unsuited
+            if cat.unsuited[st.pile]:
+                within = st.unsuited | (st.played & deck.joker_mask)
+            st.pile_cards = cards_within(deck, within, pile["cards"])
             st.last_player = pile["by"]
             st.lock = sum(1 << SUITS.index(ch) for ch in (view["lock"] or ""))
             st.prev_suits = -1 if st.pile_cards & deck.joker_mask else cat.suits[st.pile]
@@ -440,15 +447,16 @@ class DaifugoGame:
 
 
 def cards_within(deck, within: int, text: str) -> int:
-    """The cards named by ``text``, each taken from the mask ``within`` (copies as held);
-    names with no copy left in ``within`` are skipped."""
+    """The cards named by ``text``, each taken from the mask ``within`` (copies as held; a
+    rank alone, ``7``, takes any copy of that rank); names with no copy left in ``within``
+    are skipped."""
     out = 0
     for token in text.split():
         if token == JOKER_TEXT:
             pool = deck.joker_mask
         else:
             rank, suit = parse_rank_suit(token)
-            pool = deck.rank_suit_mask[rank][suit]
+            pool = deck.rank_mask[rank] if suit is None else deck.rank_suit_mask[rank][suit]
         free = within & pool & ~out
         out |= free & -free
     return out
@@ -481,6 +489,7 @@ class DaifugoState:
         "revolution",
         "jack_back",
         "played",
+        "unsuited",
         "hidden_out",
         "gave",
         "received",
@@ -528,6 +537,7 @@ class DaifugoState:
         self.active = (1 << players) - 1
         self.revolution = False
         self.played = 0
+        self.unsuited = 0
         self.hidden_out = 0
         self.gave = [0] * players
         self.received = [0] * players
@@ -838,6 +848,8 @@ class DaifugoState:
         self.pile_cards = cards
         self.last_player = seat
         self.played |= cards
+        if cat.unsuited[action]:
+            self.unsuited |= cards & game.deck.real_mask
         if not rules.strict_pass:
             self.passed = 0
         revolution = (
@@ -974,8 +986,15 @@ class DaifugoState:
         ``titles`` (last round's title per seat or ``None``), ``scores``, ``revolution``,
         ``jack_back``, ``reversed``, ``lock`` (suit letters or ``None``), ``exchange`` (cards
         this seat gave and received this round, and how many it still gives back),
-        ``played`` (cards seen played this round), ``history`` (this round's moves as
-        ``(seat, text)``; another seat's exchange give shows as ``give ?``), ``winner`` (once over).
+        ``played`` (cards seen played this round with their suits), ``played_ranks`` (the real
+        cards of this round's unsuited plays, by rank: ``"7 7 3 4 5"``), ``history`` (this
+        round's moves as ``(seat, text)``; another seat's exchange give shows as ``give ?``),
+        ``winner`` (once over).
+
+        Nothing in it depends on another seat's hidden cards, so it is safe to send to that
+        seat. In particular the engine, not the player, picks which copies leave the hand in an
+        unsuited play (a two-deck set ``Q Q``, an any-suit run ``3 4 5``), so their suits are
+        never shown: the pile's ``cards`` then reads ``Q Q`` and ``played_ranks`` counts them.
         """
         game = self.game
         deck = game.deck
@@ -985,7 +1004,7 @@ class DaifugoState:
         if self.pile >= 0:
             pile = {
                 "move": cat.action_to_str(self.pile),
-                "cards": deck.format(self.pile_cards),
+                "cards": deck.format(self.pile_cards, suits=not cat.unsuited[self.pile]),
                 "shape": ("pass", "single", "set", "run")[cat.kind[self.pile]],
                 "size": cat.msize[self.pile],
                 "by": self.last_player,
@@ -1016,7 +1035,8 @@ class DaifugoState:
                 "received": deck.format(self.received[seat]),
                 "to_give": to_give,
             },
-            "played": deck.format(self.played),
+            "played": deck.format(self.played & ~self.unsuited),
+            "played_ranks": deck.format(self.unsuited, suits=False),
             "history": [
                 (s, "give ?" if cat.kind[a] == GIVE and s != seat else cat.action_to_str(a))
                 for s, a in self.history
