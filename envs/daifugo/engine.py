@@ -198,6 +198,8 @@ class DaifugoGame:
         else:
             if titles is not None:
                 raise ValueError("titles need a position: give hands or a deal code with them")
+            if options.get("leader") is not None:
+                raise ValueError("leader needs a position: give hands or a deal code with it")
             seed = self._seed(options, rng)
             hands, first = self.deal(seed, 0, None)
             state._start_match(seed, hands, self._first_leader(hands, first), None)
