@@ -5,6 +5,11 @@ nothing of the rules. An illegal action gets PettingZoo's standard treatment (th
 ``TerminateIllegalWrapper``: the game ends, the offender gets ``illegal_reward``, the others 0)
 plus a warning that names the move in card text; it is done here rather than by stacking the
 wrapper so that a step costs one call.
+
+Input is checked, never converted (:mod:`envs.core.checks`): ``step`` takes an ``int`` id, a
+numpy integer or a one-element integer array, and a float, bool, string or ``None`` is a
+``TypeError`` before anything changes; seats, agents, seeds and options likewise. ``view``,
+``legal_actions`` and ``deal_code`` before ``reset`` are a ``RuntimeError`` saying so.
 """
 
 from __future__ import annotations
