@@ -41,7 +41,8 @@ def seen_by(game, state, seat):
     """Everything the PettingZoo env hands ``seat`` at this point (the env's observe, mask,
     view and infos are these engine calls)."""
     legal = state.legal_actions() if state.current_player == seat else []
-    return game.observe(state, seat).tobytes(), sorted(legal), state.view(seat), game.info(state, seat)
+    observation = game.observe(state, seat).tobytes()
+    return observation, sorted(legal), state.view(seat), game.info(state, seat)
 
 
 def assert_same(a, b, where):

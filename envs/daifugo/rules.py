@@ -249,7 +249,9 @@ class Rules:
         known = {f.name for f in dataclasses.fields(cls)}
         unknown = set(data) - known
         if unknown:
-            raise ValueError(f"unknown rule option(s) {sorted(unknown)}; options are {sorted(known)}")
+            raise ValueError(
+                f"unknown rule option(s) {sorted(unknown)}; options are {sorted(known)}"
+            )
         return cls(**data)
 
     @property

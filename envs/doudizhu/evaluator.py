@@ -1,10 +1,11 @@
 """Hand evaluation for bidding and for bots: the fewest plays that empty a hand, high cards,
 bombs, and the seed's bid advice ("3 high cards, 0 bombs, about 7 moves -> bid 1").
 
-:meth:`HandEvaluator.min_plays` is exact. It searches the hand's own plays depth first with memoisation on
-the remaining cards, branching only on plays that hold the hand's lowest rank (some play must
-take that card, and the order of plays does not change their number), and stops a branch as
-soon as it cannot beat the best count found so far.
+:meth:`HandEvaluator.min_plays` is exact. It searches the hand's own plays depth first with
+memoisation on the remaining cards, branching only on plays that hold the hand's lowest rank
+(some play must take that card, and the order of plays does not change their number), and
+stops a branch as soon as it cannot beat the best count found so far. Hands are card text
+(``"33344BR"``) or packed rank counts.
 
 The bid rule follows the seed's advice ("count your high cards -- jokers, 2s and bombs -- and
 how many plays you need; with few high cards and many plays, do not become landlord"):
