@@ -22,10 +22,12 @@ daifugo_v0.env(players=4, rounds=3, preset="daifugo", render_mode=None,
                reward="centered", illegal_reward=-1, **house_rules)
 ```
 
-* `players`: 3 or 4. `rounds`: rounds in the match (the seed page offers 3, 5, 7).
+* `players`: 3 or 4. `rounds`: rounds in the match, 1..20 (the seed page offers 3, 5, 7).
 * `preset`: `"daifugo"` (seed defaults) or `"president"` (the Western game, 3-8 players).
 * `**house_rules`: any switch of :class:`envs.daifugo.rules.Rules`, e.g. `lock=False`,
-  `illegal_finish=True`. Unknown names and impossible combinations raise `ValueError`.
+  `illegal_finish=True`. Unknown names and impossible combinations raise `ValueError`; a
+  switch that is not `True`/`False` (`lock="no"`, `lock=None`) or a count that is not an
+  integer raises `TypeError` naming the option and the value.
 * `reward`: `"centered"`, each round's points minus the round's mean, so every round sums to
   zero (4 players: 3/2/1/0 -> +1.5/+0.5/-0.5/-1.5); or `"raw"` points (3/2/1/0).
 * `illegal_reward`: reward of an agent that plays a masked action (the game then ends, as
@@ -37,6 +39,9 @@ Every possible move has a fixed id in the catalog (:mod:`envs.daifugo.catalog`):
 singles, sets (suits matter: the lock compares them), runs (one id per choice of joker
 positions) and, in the exchange, `give <card>`. Text round-trips:
 `env.unwrapped.action_to_str(i)` and `env.unwrapped.action_from_str("3s JK=4s 5s")`.
+`step` takes an `int` id, a numpy integer or a one-element integer array; a float, a bool, a
+string or `None` for an agent still playing is a `TypeError`, never converted (`step(12.7)`
+does not play id 12).
 The exchange's giving side is automatic; the receivers choose their give-backs one card per
 step. Seats that cannot act (finished, or passed under strict passing) are skipped.
 
@@ -46,7 +51,13 @@ step. Seats that cannot act (finished, or passed under strict passing) are skipp
 in :mod:`envs.daifugo.observation` and printable with
 `env.unwrapped.game.layout.describe()`. `action_mask` is 1 for the legal ids of the agent to
 move and all zeros for every other agent. `env.unwrapped.view(seat)` gives the same
-information as plain Python values (cards as text) for bots, tests and the terminal player.
+information as plain Python values (cards as text) for bots, tests and the terminal player;
+nothing in it depends on another seat's hidden cards, so it is safe to send to that seat.
+In an *unsuited* play, where the player names ranks only (a two-deck set `7 7`, an any-suit
+run `3 4 5`), the engine picks which copies leave the hand; their suits would give away the
+cards left in it, so such a play is public by rank only (observation fields `played_ranks`
+and `pile_ranks`, which exist only under rules with such plays; `view["played_ranks"]`).
+`render()` shows every hand: it is a spectator's picture, not for a seat.
 
 ## Rewards and episode
 
@@ -59,11 +70,19 @@ title from the last round and score.
 `reset(seed=s)` reproduces a match. `env.unwrapped.deal_code` is the code of the current
 round's deal; `reset(options={"deal": code})` replays it (and the rounds after it) exactly.
 `reset(options={"hands": ["3s 4s 5s JK", "7h 7d", ...], "leader": 0})` sets up a position;
-cards named nowhere are out of play.
+cards named nowhere are out of play. With `"titles"` the set-up starts with the exchange; one
+whose exchange would leave a seat without cards is refused (`ValueError`). The deal code is
+the whole deal: keep it to the operator, never hand it to a seat during play.
 
 ## Version history
 
 * v0: first release.
+* v0, revised: unsuited plays (two-deck sets, any-suit runs) are public by rank only: new
+  observation fields `played_ranks` and `pile_ranks` under those rules (President from 6
+  players, `runs=True`), whose `played`/`pile_cards` no longer show those cards; one-deck
+  same-suit rules keep their layout. Rules switches must be bools and counts ints; `rounds`
+  is 1..20; actions, seats, seeds and options are checked, not converted; set-ups whose
+  exchange empties a hand are refused.
 """
 
 from __future__ import annotations
@@ -98,7 +117,7 @@ class raw_env(CardGameEnv):
         illegal_reward: float = -1.0,
         **house_rules,
     ):
-        preset = preset or self.default_preset
+        preset = self.default_preset if preset is None else preset
         switches = dict(house_rules) if rounds is None else {**house_rules, "rounds": rounds}
         rules = Rules.preset(preset, players, **switches)
         super().__init__(

@@ -8,7 +8,7 @@
 | Manual control     | No                                             |
 | Agents             | `agents = ['player_0', 'player_1', 'player_2']` |
 | Agents             | 3                                              |
-| Action shape       | (1,)                                           |
+| Action shape       | (1,): one integer id (see Action space)        |
 | Action values      | Discrete(28507)                                |
 | Observation shape  | (1598,) with the default history of 15         |
 | Observation values | [0, 1]                                         |
@@ -61,6 +61,9 @@ A play id stands for a rank multiset, written as its sorted ranks (`"33344"`, `"
 with several readings (`333444555666`: an airplane of 4, or of 3 with single kickers) has one
 id and beats the pile if any reading does. `env.action_to_str(id)` and
 `env.action_from_str("44433")` convert (in the bidding phase `"pass"` means `bid pass`).
+`step` takes an `int` id, a numpy integer or a one-element integer array (shape `()` or
+`(1,)`); a float, a bool, a string or `None` for an agent still playing is a `TypeError`, never
+converted (`step(1.9)` does not bid 1).
 `env.unwrapped.game.catalog.action_features()` is a `[28507, 37]` float table describing each
 action (rank counts, kind, length, main rank, size) for policies that embed actions.
 
@@ -116,23 +119,32 @@ episode finite.
 
 * `reset(seed=s)` seeds the env's RNG; the same seed gives the same game.
 * `reset(options={"deal": code})` replays a deal: same hands, kitty, first bidder, and the same
-  redeals. `env.unwrapped.deal_code` is the code of the deal being played.
+  redeals. `env.unwrapped.deal_code` is the code of the deal being played. A deal code is the
+  whole deal (every hand and the kitty), so seats see it only once the deal is over, as
+  `result["deal"]` in the view and the infos; keep `env.unwrapped.deal_code` to the operator.
 * `reset(options={"hands": [h0, h1, h2], "kitty": k, "first_bidder": s})` sets a deal (17, 17,
   17 and 3 cards as text making the whole deck; `first_bidder` optional). Adding
   `"landlord": s, "bid": b` skips bidding; the landlord's hand then has 20 cards, the kitty
   among them. Bad options raise `ValueError` naming the problem.
 * `env.unwrapped.view(agent)`: what that seat may see as a plain dict with cards as text (see
-  `DoudizhuGame.view`).
-* `render_mode="ansi"` returns the table as text (all hands shown), `"human"` prints it.
+  `DoudizhuGame.view`); nothing in it depends on another seat's hidden cards, so it is safe to
+  send to that seat. `view()` or `legal_actions()` before `reset()` is a `RuntimeError`.
+* `render_mode="ansi"` returns the table as text (all hands shown: a spectator's picture, not
+  for a seat), `"human"` prints it.
 
 ## Arguments
 
 `doudizhu_v0.env(render_mode=None, reward="score", max_redeals=16, history_length=15,
 illegal_reward=-1.0)`; `raw_env` takes the same and skips the order-enforcing wrapper.
+`history_length` is 1..154 (the most steps a deal's play can have); a value of the wrong type
+is a `TypeError`, one out of range a `ValueError`, each naming the argument.
 
 ## Version history
 
 * v0: first release (bidding, all 14 shapes, spring and anti-spring scoring, deal codes).
+* v0, revised: the deal code left `view()` and `infos` during play (it decoded into every
+  hand); it is `result["deal"]` once the deal is over. Actions, seats, seeds and options are
+  checked, not converted (`step(1.9)`, `view(1.7)` are `TypeError`s).
 """
 
 from __future__ import annotations

@@ -22,6 +22,8 @@ and deals.
 ## Version history
 
 * v0: first release.
+* v0, revised: as `daifugo_v0`'s; from 6 players (two decks) a set names no suits, so it is
+  public by rank only (observation fields `played_ranks`, `pile_ranks`; `view["played_ranks"]`).
 """
 
 from __future__ import annotations

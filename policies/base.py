@@ -21,6 +21,8 @@ from typing import Any
 
 import numpy as np
 
+from envs.core.checks import as_real, as_seed
+
 
 class Player:
     """Base class of every player. Subclasses implement :meth:`act`; those that need the
@@ -28,9 +30,17 @@ class Player:
 
     #: the registry name (``"medium"``, a checkpoint path...), set by :func:`policies.load`
     name: str = "player"
+    #: the engine classes this player can play (empty: any game); :meth:`bind` refuses others
+    game_types: tuple[type, ...] = ()
+    #: what those games are called, for that error ("Daifugo / President")
+    family: str = ""
+    #: knobs a class of the player takes besides its weights (gathered over the class tree)
+    KNOBS: tuple[str, ...] = ()
 
     def __init__(self, seed: int | None = None):
         self.game = None
+        if not isinstance(seed, np.random.SeedSequence):
+            seed = as_seed(seed)
         self.rng = np.random.default_rng(seed)
 
     def seed(self, seed: int | np.random.SeedSequence | None) -> None:
@@ -39,9 +49,37 @@ class Player:
 
     def bind(self, game) -> Player:
         """Attach the player to a game (``env.unwrapped.game``); returns the player. Called
-        before the first move of a match on a new game; cheap when the game is the same."""
+        before the first move of a match on a new game; cheap when the game is the same.
+        ``TypeError`` for something that is not a game this player can play."""
+        self.check_game(game)
         self.game = game
         return self
+
+    def check_game(self, game) -> None:
+        """``TypeError`` unless ``game`` is an engine game (``env.unwrapped.game``) of this
+        player's family. Subclasses that read the game in ``bind`` call it first."""
+        if not hasattr(game, "num_actions") or not hasattr(game, "new_state"):
+            hint = " (env.unwrapped.game, not the env)" if hasattr(game, "unwrapped") else ""
+            raise TypeError(f"bind takes a climbrl game{hint}, got {game!r}")
+        if self.game_types and not isinstance(game, self.game_types):
+            raise TypeError(
+                f"{self.name!r} is a {self.family} player; it cannot play "
+                f"{getattr(game, 'name', type(game).__name__)!r}"
+            )
+
+    @classmethod
+    def knob_names(cls) -> set[str]:
+        """The knobs of the player's classes (:attr:`KNOBS`), for error messages."""
+        return {k for c in cls.__mro__ for k in vars(c).get("KNOBS", ())}
+
+    def unknown_knobs(self, knobs: dict, known: set[str] = frozenset()) -> None:
+        """``ValueError`` naming the player and every knob it takes, when ``knobs`` is not
+        empty (``known``: weights it also takes)."""
+        if knobs:
+            raise ValueError(
+                f"unknown knob(s) {sorted(knobs)} for {self.name!r}; knobs are "
+                f"{sorted(self.knob_names() | set(known))}"
+            )
 
     def act(self, observation: dict[str, Any], view: dict[str, Any]) -> int:
         """The action id to play: one whose ``observation["action_mask"]`` entry is 1."""
@@ -65,11 +103,15 @@ class EasyMistakes:
     legal)``: its first move, except a uniformly random legal move one time in
     ``1 / mistake_rate``."""
 
-    def __init__(self, seed=None, mistake_rate: float = EASY_MISTAKE_RATE):
+    KNOBS = ("mistake_rate",)
+
+    def __init__(self, seed=None, mistake_rate: float = EASY_MISTAKE_RATE, **knobs):
         super().__init__(seed)
-        if not 0.0 <= float(mistake_rate) <= 1.0:
+        self.unknown_knobs(knobs)
+        rate = as_real(mistake_rate, "mistake_rate")
+        if not 0.0 <= rate <= 1.0:
             raise ValueError(f"mistake_rate must be in [0, 1], got {mistake_rate!r}")
-        self.mistake_rate = float(mistake_rate)
+        self.mistake_rate = rate
 
     def act(self, observation, view) -> int:
         legal = legal_ids(observation)
@@ -81,20 +123,14 @@ class EasyMistakes:
 class Weights:
     """Base of a scripted player's frozen dataclass of float weights, each one a knob."""
 
-    #: the players named in an unknown-knob error ("medium", "Dou Dizhu")
-    knob_owner = "player"
-
     @classmethod
-    def from_knobs(cls, knobs: dict):
+    def from_knobs(cls, knobs: dict, player: Player):
         """The weights with ``knobs`` (name -> number) replacing the defaults; ``ValueError``
-        listing the known knobs for an unknown one."""
+        naming ``player`` and every knob it takes for an unknown one, ``TypeError`` for a
+        value that is not a number."""
         names = {f.name for f in fields(cls)}
-        unknown = set(knobs) - names
-        if unknown:
-            raise ValueError(
-                f"unknown {cls.knob_owner} knob(s) {sorted(unknown)}; knobs are {sorted(names)}"
-            )
-        return cls(**{k: float(v) for k, v in knobs.items()})
+        player.unknown_knobs({k: v for k, v in knobs.items() if k not in names}, names)
+        return cls(**{k: as_real(v, f"knob {k}") for k, v in knobs.items()})
 
 
 def legal_ids(observation: dict[str, Any]) -> list[int]:

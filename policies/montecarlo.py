@@ -16,6 +16,8 @@ import time
 
 import numpy as np
 
+from envs.core.checks import as_int_in, as_real
+
 #: a candidate replaces the scripted choice only when better by this many standard errors
 DEFAULT_SWITCH_Z = 1.5
 #: fewer playouts per candidate than this: keep the scripted choice
@@ -41,16 +43,14 @@ def paired_pick(values: list[list[float]], z: float = DEFAULT_SWITCH_Z) -> int:
 
 
 def check_budget(rollouts, time_ms, candidates, switch_z) -> tuple[int, float, int, float]:
-    """The search knobs, validated: ``ValueError`` naming a bad one."""
-    if int(rollouts) < 1:
-        raise ValueError(f"rollouts must be at least 1, got {rollouts!r}")
-    if float(time_ms) < 0:
+    """The search knobs, validated: ``ValueError`` naming a bad one (``TypeError`` for one
+    that is not a number: ``rollouts=2.7`` is not taken as 2)."""
+    if as_real(time_ms, "time_ms") < 0:
         raise ValueError(f"time_ms must be >= 0, got {time_ms!r}")
-    if int(candidates) < 1:
-        raise ValueError(f"candidates must be at least 1, got {candidates!r}")
-    if float(switch_z) < 0:
+    if as_real(switch_z, "switch_z") < 0:
         raise ValueError(f"switch_z must be >= 0, got {switch_z!r}")
-    return int(rollouts), float(time_ms), int(candidates), float(switch_z)
+    return (as_int_in(rollouts, "rollouts", 1), float(time_ms),
+            as_int_in(candidates, "candidates", 1), float(switch_z))
 
 
 class DeterminizedSearch:
@@ -62,6 +62,7 @@ class DeterminizedSearch:
 
     default_rollouts: int
     default_candidates: int
+    KNOBS = ("rollouts", "time_ms", "candidates", "switch_z")
 
     def __init__(self, seed=None, rollouts: int | None = None, time_ms: float = 0.0,
                  candidates: int | None = None, switch_z: float = DEFAULT_SWITCH_Z, **knobs):

@@ -81,6 +81,13 @@ def load(
     """The player called ``name_or_path`` for ``game`` (module docstring), seeded with
     ``seed``. Unknown names raise ``ValueError`` listing the known ones."""
     _check_game(game)
+    if isinstance(name_or_path, os.PathLike):
+        name_or_path = os.fspath(name_or_path)
+    if not isinstance(name_or_path, str):
+        raise TypeError(
+            f"a player is a name ({', '.join(known_names(game))}) or a checkpoint path, "
+            f"got {name_or_path!r}"
+        )
     name, spec_knobs = parse_spec(name_or_path) if not _is_path(name_or_path) else (name_or_path, {})
     knobs = {**spec_knobs, **knobs}
     if name in LEVELS:
@@ -116,7 +123,7 @@ def load(
 
 
 def _check_game(game: str) -> None:
-    if game not in GAMES:
+    if not isinstance(game, str) or game not in GAMES:
         raise ValueError(f"unknown game {game!r}; games are {', '.join(GAMES)}")
 
 

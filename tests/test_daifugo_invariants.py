@@ -1,7 +1,8 @@
 """Random-playout invariants for every Daifugo / President config we ship or switch.
 
 Thousands of random matches (all rounds, exchanges included) check after every step that:
-the legal list has no duplicates and equals an independent, plain reference of the rules;
+the seat to move is in the round, holds cards and has a legal move; the legal list has no
+duplicates and equals an independent, plain reference of the rules;
 no card is lost or duplicated; the game ends within ``max_game_length``; places form a
 permutation each round; points and centred rewards add up; the match winner follows the
 tie-break; and the same seed or deal code replays the same match.
@@ -153,6 +154,15 @@ def card_total(state) -> int:
     return out
 
 
+def assert_seat_to_move_can_move(state) -> None:
+    """The invariant: whoever is asked to move is in the round, holds cards and has a legal
+    move (an all-zero mask for the seat to move is a bug)."""
+    seat = state.current_player
+    assert state.active >> seat & 1, f"seat {seat} is asked to move but is out of the round"
+    assert state.hands[seat], f"seat {seat} is asked to move with no cards"
+    assert state.legal_actions(), f"seat {seat} is asked to move and has no legal move"
+
+
 def play_match(game, rng, check_reference: bool, options=None):
     """Plays one random match; checks the step invariants; returns the action trace."""
     state = game.new_state(rng, options)
@@ -167,8 +177,8 @@ def play_match(game, rng, check_reference: bool, options=None):
             if rules.first_leader == "three_of_diamonds" and options is None:
                 assert state.hands[state.current_player] & game.diamond_three_bit
             first = False
+        assert_seat_to_move_can_move(state)
         legal = state.legal_actions()
-        assert legal, "no legal move"
         assert len(set(legal)) == len(legal), "duplicate legal ids"
         if check_reference:
             assert set(legal) == reference_legal(game, state), game.render(state)
@@ -251,20 +261,26 @@ def test_revolution_counts_jokers():
     assert RANK_J not in _real_ranks(game.catalog.moves[game.action_from_str("9s Ts JK=Js")])
 
 
-@pytest.mark.parametrize("config", [CONFIGS[0], CONFIGS[-1], CONFIGS[-4]], ids=[IDS[0], IDS[-1], IDS[-4]])
+FROM_VIEW = [0, -1, -2, -4, -5]  # Daifugo; President two decks, with any-suit runs, one deck
+
+
+@pytest.mark.parametrize("config", [CONFIGS[i] for i in FROM_VIEW], ids=[IDS[i] for i in FROM_VIEW])
 def test_from_view_rebuilds_the_same_position(config):
     """A state rebuilt from a seat's view plus the true hands moves exactly like the real one:
-    same legal moves for the next steps, same view."""
+    same legal moves for the next steps, same observation and view (but the history, which
+    a rebuilt state starts afresh)."""
     preset, players, overrides = config
     game = game_for(preset, players, overrides)
     rng = np.random.default_rng(5)
-    for _ in range(10):
+    for _ in range(10 if config in CONFIGS[:1] else 3):
         state = game.new_state(rng)
         while not state.terminal:
             seat = state.current_player
             view = state.view(seat)
             twin = game.from_view(view, state.hands, seed=state.seed)
             assert twin.legal_actions() == state.legal_actions()
+            np.testing.assert_array_equal(game.observe(twin, seat), game.observe(state, seat))
+            assert {**twin.view(seat), "history": None} == {**view, "history": None}
             probe_real, probe_twin = state.clone(), twin.clone()
             for _ in range(6):
                 if probe_real.terminal or probe_real.round != state.round:
@@ -276,3 +292,57 @@ def test_from_view_rebuilds_the_same_position(config):
                 probe_twin.apply(action)
             legal = state.legal_actions()
             state.apply(legal[rng.integers(len(legal))])
+
+
+def random_setup(game, rng) -> dict:
+    """Reset options for a random set-up: a few cards per seat (some out of play) and, most
+    of the time, titles, so the match starts with the exchange."""
+    deck = game.deck
+    cards = rng.permutation(deck.size).tolist()
+    hands, start = [], 0
+    for _ in range(game.num_players):
+        n = int(rng.integers(1, 6))
+        hands.append(deck.format(sum(1 << c for c in cards[start : start + n])))
+        start += n
+    options = {"hands": hands, "seed": int(rng.integers(1 << 32))}
+    if rng.random() < 0.8:
+        options["titles"] = rng.permutation(game.num_players).tolist()
+    else:
+        options["leader"] = int(rng.integers(game.num_players))
+    return options
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=IDS)
+def test_random_setups_leave_the_seat_to_move_a_legal_move(config):
+    """Set-up positions (small hands, titles, so an exchange first) either are refused because
+    a giver holds fewer cards than it must give, or play out with the seat to move always able
+    to move, legal moves as the reference says and no card lost."""
+    preset, players, overrides = config
+    game = game_for(preset, players, overrides)
+    rng = np.random.default_rng(zlib.crc32(repr(config).encode()) + 1)
+    played = refused = 0
+    for _ in range(80):
+        options = random_setup(game, rng)
+        titles = options.get("titles")
+        short = titles is not None and any(
+            len(options["hands"][titles.index(players - 1 - tier)].split()) < count
+            for tier, count in enumerate(game.rules.exchange)
+        )
+        if short:
+            with pytest.raises(ValueError, match="must give"):
+                game.new_state(rng, options)
+            refused += 1
+            continue
+        state = game.new_state(rng, options)
+        played += 1
+        in_play = card_total(state)
+        round_start = state.round
+        while not state.terminal:
+            assert_seat_to_move_can_move(state)
+            legal = state.legal_actions()
+            if state.round == round_start:
+                assert set(legal) == reference_legal(game, state), game.render(state)
+                assert card_total(state) == in_play, "a card was lost"
+            state.apply(legal[rng.integers(len(legal))])
+    assert played > 10
+    assert refused > 5 or max(game.rules.exchange, default=0) <= 1  # a hand has 1 card or more

@@ -71,4 +71,6 @@ def test_regression_any_suit_run_takes_its_cards():
     _, state = position(case)
     state.apply(game.action_from_str("3 4 5"))
     assert state.view(0)["hand"] == "9c"
-    assert state.view(0)["pile"]["cards"] == "3s 4h 5d"
+    assert game.deck.format(state.pile_cards) == "3s 4h 5d"
+    # the player named no suits, so the public record is the ranks (hidden information)
+    assert state.view(0)["pile"]["cards"] == "3 4 5" == state.view(0)["played_ranks"]

@@ -145,7 +145,7 @@ def test_bad_action_text_names_the_problem(text, message):
 def test_card_parse_errors_are_value_errors():
     with pytest.raises(CardParseError, match="bad card character '1'"):
         parse("1")
-    with pytest.raises(ValueError):
+    with pytest.raises(TypeError, match="got 33"):
         parse(33)
 
 

@@ -356,16 +356,18 @@ def test_observation_fields():
 
 
 @pytest.mark.parametrize(
-    "kwargs, message",
+    "kwargs, error, message",
     [
-        ({"reward": "money"}, "reward 'money' is not one of"),
-        ({"max_redeals": -1}, "max_redeals must be an integer >= 0"),
-        ({"history_length": 0}, "history_length must be an integer >= 1"),
-        ({"base_points": 2.5}, "base_points must be an integer"),
+        ({"reward": "money"}, ValueError, "reward 'money' is not one of"),
+        ({"max_redeals": -1}, ValueError, "max_redeals must be at least 0, got -1"),
+        ({"history_length": 0}, ValueError, r"history_length must be 1\.\.\d+, got 0"),
+        ({"history_length": 10**6}, ValueError, r"history_length must be 1\.\.\d+"),
+        ({"base_points": 2.5}, TypeError, "base_points must be an integer, got 2.5"),
+        ({"max_redeals": True}, TypeError, "max_redeals must be an integer, got True"),
     ],
 )
-def test_config_validation(kwargs, message):
-    with pytest.raises(ValueError, match=message):
+def test_config_validation(kwargs, error, message):
+    with pytest.raises(error, match=message):
         DoudizhuConfig(**kwargs)
 
 

@@ -75,7 +75,9 @@ def test_random_playouts_keep_every_invariant():
         brute = g % 25 == 0  # the full brute-force comparison on every 25th game
         while not state.terminal:
             legal = state.legal_actions()
-            assert legal and len(legal) == len(set(legal))
+            assert legal, f"seat {state.current_player} is asked to move and has no legal move"
+            assert state.phase == Phase.BIDDING or state.hands[state.current_player]
+            assert len(legal) == len(set(legal))
             if brute:
                 assert set(legal) == brute_force_legal(state)
             held = sum(state.hands) + sum(state.played) + (state.kitty if state.landlord < 0 else 0)

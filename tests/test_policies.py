@@ -375,6 +375,7 @@ def test_hand_sampler_when_a_given_joker_may_be_the_one_played():
         "exchange": {"gave": "As JK", "received": "3d 4c", "to_give": 0},
         "played": "3h 3d 3c 4s 4h 4d 4c 5s 5h 5d 5c 6s 6h 6d 6c 7h 7d 7c 8s 8h 8d 8c 9s 9d 9c "
                   "Ts Td Tc Jh Jd Qs Qh Qd Ks Kd Ah Ad 2d 2c JK",
+        "played_ranks": "",
     }
     deck = game.deck
     seen = deck.parse(view["hand"]) | deck.parse(view["played"])

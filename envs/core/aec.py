@@ -5,6 +5,11 @@ nothing of the rules. An illegal action gets PettingZoo's standard treatment (th
 ``TerminateIllegalWrapper``: the game ends, the offender gets ``illegal_reward``, the others 0)
 plus a warning that names the move in card text; it is done here rather than by stacking the
 wrapper so that a step costs one call.
+
+Input is checked, never converted (:mod:`envs.core.checks`): ``step`` takes an ``int`` id, a
+numpy integer or a one-element integer array, and a float, bool, string or ``None`` is a
+``TypeError`` before anything changes; seats, agents, seeds and options likewise. ``view``,
+``legal_actions`` and ``deal_code`` before ``reset`` are a ``RuntimeError`` saying so.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
+from .checks import as_action, as_int, as_real, as_seed
 from .game import Game, IllegalActionError, State
 
 
@@ -45,7 +51,7 @@ class CardGameEnv(AECEnv, EzPickle):
             )
         self.game = game
         self.render_mode = render_mode
-        self.illegal_reward = float(illegal_reward)
+        self.illegal_reward = as_real(illegal_reward, "illegal_reward")
         self.possible_agents = [f"player_{i}" for i in range(game.num_players)]
         self.agents = self.possible_agents[:]
         self._seat = {a: i for i, a in enumerate(self.possible_agents)}
@@ -67,12 +73,13 @@ class CardGameEnv(AECEnv, EzPickle):
     # -- PettingZoo API ------------------------------------------------------------------
 
     def observation_space(self, agent):
-        return self.observation_spaces[agent]
+        return self.observation_spaces[self._agent(agent)]
 
     def action_space(self, agent):
-        return self.action_spaces[agent]
+        return self.action_spaces[self._agent(agent)]
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        seed = as_seed(seed)
         if seed is not None:
             self._rng = np.random.default_rng(seed)
         self.game_state = self.game.new_state(self._rng, options)
@@ -89,8 +96,8 @@ class CardGameEnv(AECEnv, EzPickle):
             self.render()
 
     def observe(self, agent):
-        state = self.game_state
-        seat = self._seat[agent]
+        state = self._started("observe")
+        seat = self._seat[self._agent(agent)]
         mask = np.zeros(self.game.num_actions, np.int8)
         if seat == state.current_player and not state.terminal:
             mask[state.legal_actions()] = 1
@@ -102,11 +109,13 @@ class CardGameEnv(AECEnv, EzPickle):
             self._was_dead_step(action)
             return
         state = self.game_state
+        # an int (or numpy integer, or a one-element integer array); a float, bool, string or
+        # None is a TypeError here, before anything changes (never int(12.7) -> 12)
+        action = as_action(action)
         self._cumulative_rewards[agent] = 0.0
         if self._rewarded:
             self._clear_rewards()
             self._rewarded = False
-        action = int(action)
         try:
             # both engines raise IllegalActionError before changing anything, so one call
             # validates and plays, without copying and scanning the legal list first
@@ -132,7 +141,7 @@ class CardGameEnv(AECEnv, EzPickle):
         if self.render_mode is None:
             warnings.warn("render() called without a render_mode", stacklevel=2)
             return None
-        text = self.game.render(self.game_state)
+        text = self.game.render(self._started("render"))
         if self.render_mode == "human":
             print(text)
             return None
@@ -145,33 +154,50 @@ class CardGameEnv(AECEnv, EzPickle):
 
     @property
     def deal_code(self) -> str:
-        """The code of the current deal: ``reset(options={"deal": code})`` replays it."""
-        return self.game_state.deal_code
+        """The code of the current deal: ``reset(options={"deal": code})`` replays it. It is
+        the whole deal (every hand), for the operator: never hand it to a seat during play."""
+        return self._started("deal_code").deal_code
 
     def view(self, seat: int | str) -> dict[str, Any]:
-        """The structured view of what ``seat`` (index or agent name) may see."""
-        return self.game_state.view(self._seat_index(seat))
+        """The structured view of what ``seat`` (index or agent name) may see: nothing in it
+        depends on another seat's hidden cards, so it is safe to send to that seat."""
+        return self._started("view").view(self._seat_index(seat))
 
     def action_to_str(self, action: int) -> str:
-        return self.game.action_to_str(int(action))
+        return self.game.action_to_str(as_action(action))
 
     def action_from_str(self, text: str) -> int:
         return self.game.action_from_str(text, self.game_state)
 
     def legal_actions(self) -> list[int]:
         """Legal action ids for the agent to move."""
-        return [] if self.game_state.terminal else self.game_state.legal_actions()
+        state = self._started("legal_actions")
+        return [] if state.terminal else state.legal_actions()
 
     # -- internals ------------------------------------------------------------------------
 
+    def _started(self, what: str) -> State:
+        """The engine state; a clear error when ``reset`` has not been called yet."""
+        if self.game_state is None:
+            raise RuntimeError(f"call reset() before {what}()")
+        return self.game_state
+
+    def _agent(self, agent: str) -> str:
+        if not isinstance(agent, str):
+            raise TypeError(
+                f"agent must be a name such as {self.possible_agents[0]!r}, got {agent!r}"
+            )
+        if agent not in self._seat:
+            raise ValueError(f"unknown agent {agent!r}; agents are {self.possible_agents}")
+        return agent
+
     def _seat_index(self, seat: int | str) -> int:
         if isinstance(seat, str):
-            if seat not in self._seat:
-                raise ValueError(f"unknown agent {seat!r}; agents are {self.possible_agents}")
-            return self._seat[seat]
-        if not 0 <= int(seat) < self.game.num_players:
+            return self._seat[self._agent(seat)]
+        seat = as_int(seat, "seat")
+        if not 0 <= seat < self.game.num_players:
             raise ValueError(f"seat {seat} is outside 0..{self.game.num_players - 1}")
-        return int(seat)
+        return seat
 
     def _refresh_infos(self) -> None:
         self.infos = {

@@ -48,7 +48,9 @@ def encode(tag: str, deal: Deal, seats: int) -> str:
 
 
 def decode(tag: str, code: str, cards: int, seats: int) -> Deal:
-    if not isinstance(code, str) or "-" not in code:
+    if not isinstance(code, str):
+        raise TypeError(f"a deal code is text such as {tag}-XXXX, got {code!r}")
+    if "-" not in code:
         raise ValueError(f"deal code {code!r} is not of the form {tag}-XXXX")
     code_tag, payload = code.strip().rsplit("-", 1)
     if code_tag != tag:

@@ -126,8 +126,12 @@ class Deck:
 
         A card named twice takes the next copy when there are two decks; copies in ``taken``
         (cards already given to other hands) are skipped. More copies than the deck has raise
-        ``ValueError``, as does any bad token.
+        ``ValueError``, as does any bad token; anything but a string is a ``TypeError``.
         """
+        if not isinstance(text, str):
+            raise TypeError(
+                f"cards must be text such as '3s 3h JK', got {text!r} (type {type(text).__name__})"
+            )
         mask = 0
         for token in text.replace(",", " ").split():
             if token.upper() == JOKER_TEXT:
@@ -148,9 +152,19 @@ class Deck:
             mask |= free & -free
         return mask
 
-    def format(self, mask: int) -> str:
-        """Cards as text, weakest first in the normal order, jokers last."""
-        return " ".join(self.card_text(i) for i in sorted(iter_bits(mask), key=self.sort_key))
+    def format(self, mask: int, suits: bool = True) -> str:
+        """Cards as text, weakest first in the normal order, jokers last; ``suits=False``
+        writes the real cards by rank alone (``"7 7 JK"``)."""
+        cards = sorted(iter_bits(mask), key=self.sort_key)
+        if suits:
+            return " ".join(self.card_text(i) for i in cards)
+        return " ".join(
+            JOKER_TEXT if i >= self.real_cards else RANKS[self.rank_suit(i)[0]] for i in cards
+        )
+
+    def rank_counts(self, mask: int) -> list[int]:
+        """How many real cards of each rank ``mask`` holds (13 counts)."""
+        return [(mask & m).bit_count() for m in self.rank_mask]
 
     # -- counting --------------------------------------------------------------------------
 

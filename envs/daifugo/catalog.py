@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 from ..core.bits import iter_bits
 from ..core.catalog import SegmentTable
+from ..core.checks import as_action
 from .cards import (
     JOKER_RANK,
     JOKER_TEXT,
@@ -177,6 +178,15 @@ class Catalog:
             self._exact_cards(m) if rules.decks == 1 and (m.kind != RUN or m.suit >= 0) else None
             for m in moves
         )
+        #: the player names no suits: a two-deck set (``7 7``) or an any-suit run (``3 4 5``).
+        #: The engine picks the copies from the hand, so their suits would tell the other
+        #: seats about the cards left in it: the public record of such a play is its ranks
+        self.unsuited = tuple(
+            (m.kind == SET and not self.suited_sets and m.low < JOKER_RANK)
+            or (m.kind == RUN and m.suit < 0)
+            for m in moves
+        )
+        self.has_unsuited = any(self.unsuited)
         self._build_tables()
         self._run_cache: dict[tuple[int, int, int], _RunGroup] = {}
 
@@ -276,6 +286,8 @@ class Catalog:
     # -- text --------------------------------------------------------------------------------
 
     def action_to_str(self, action: int) -> str:
+        if type(action) is not int:
+            action = as_action(action)
         if not 0 <= action < self.size:
             raise ValueError(f"action id {action} is outside the catalog [0, {self.size})")
         m = self.moves[action]
@@ -303,8 +315,14 @@ class Catalog:
     def action_from_str(self, text: str, giving: bool = False) -> int:
         """The id of a move written as text. ``giving``: bare cards mean an exchange give.
 
-        Raises ``ValueError`` naming what is wrong (bad card, not a shape, not in catalog).
+        Raises ``ValueError`` naming what is wrong (bad card, not a shape, not in catalog),
+        ``TypeError`` for anything but a string.
         """
+        if not isinstance(text, str):
+            raise TypeError(
+                f"move text must be a string such as '7s 7h' or 'pass', got {text!r} "
+                f"(type {type(text).__name__})"
+            )
         words = text.replace(",", " ").split()
         if not words:
             raise ValueError("empty move text")

@@ -22,6 +22,7 @@ import numpy as np
 
 from ..core import dealcode
 from ..core.bits import iter_bits, lowest_bits
+from ..core.checks import as_action, as_int, as_int_in, as_options, as_sequence
 from ..core.game import IllegalActionError
 from .cards import (
     CARDS_PER_DECK,
@@ -61,8 +62,12 @@ class DaifugoGame:
     def __init__(self, rules: Rules | None = None, reward: str = "centered"):
         from .observation import build_layout  # local: observation imports this module
 
-        self.rules = rules = rules or Rules.preset("daifugo")
-        if reward not in REWARD_MODES:
+        if rules is None:
+            rules = Rules.preset("daifugo")
+        if not isinstance(rules, Rules):
+            raise TypeError(f"rules must be a Rules (Rules.preset(...)), got {rules!r}")
+        self.rules = rules
+        if not isinstance(reward, str) or reward not in REWARD_MODES:
             raise ValueError(f"reward must be one of {REWARD_MODES}, got {reward!r}")
         self.reward_mode = reward
         self.name = rules.preset_name
@@ -151,8 +156,11 @@ class DaifugoGame:
           round had been played with those places: the exchange, the leader of rounds 2+ and
           the fall of the capital then apply (the deal code does not record titles);
         - ``"seed": int`` the match seed for the later rounds (default: drawn from ``rng``).
+
+        A set-up whose exchange would leave a seat without cards (a giver holding fewer cards
+        than it must give) is refused: every seat to move must have a legal move.
         """
-        options = dict(options or {})
+        options = as_options(options)
         unknown = set(options) - set(RESET_OPTIONS)
         if unknown:
             # a warning, not an error: PettingZoo's api_test resets with an unknown option
@@ -177,6 +185,7 @@ class DaifugoGame:
             leader = options.get("leader")
             if leader is None and titles is None:
                 leader = deal.first_seat
+            self._check_exchange(hands, titles)
             state._start_match(deal.seed, hands, self._check_leader(leader, titles), titles)
         elif "hands" in options:
             hands = self._parse_hands(options["hands"])
@@ -184,10 +193,13 @@ class DaifugoGame:
             if leader is None:
                 leader = self._first_leader(hands, 0) if titles is None else None
             seed = self._seed(options, rng)
+            self._check_exchange(hands, titles)
             state._start_match(seed, hands, self._check_leader(leader, titles), titles)
         else:
             if titles is not None:
                 raise ValueError("titles need a position: give hands or a deal code with them")
+            if options.get("leader") is not None:
+                raise ValueError("leader needs a position: give hands or a deal code with it")
             seed = self._seed(options, rng)
             hands, first = self.deal(seed, 0, None)
             state._start_match(seed, hands, self._first_leader(hands, first), None)
@@ -198,37 +210,53 @@ class DaifugoGame:
         seed = options.get("seed")
         if seed is None:
             return int(rng.integers(SEED_LIMIT, dtype=np.uint64))
-        if not isinstance(seed, (int, np.integer)) or not 0 <= seed < SEED_LIMIT:
-            raise ValueError(f"seed must be an integer in [0, 2**64), got {seed!r}")
-        return int(seed)
+        return as_int_in(seed, "seed", 0, SEED_LIMIT - 1)
 
     def _parse_titles(self, titles) -> list[int] | None:
         if titles is None:
             return None
         players = self.num_players
-        if sorted(titles) != list(range(players)):
+        places = [as_int(t, f"titles[{s}]") for s, t in enumerate(as_sequence(titles, "titles"))]
+        if sorted(places) != list(range(players)):
             raise ValueError(
                 f"titles must give each seat its place 0..{players - 1} once, got {titles!r}"
             )
-        return [int(t) for t in titles]
+        return places
 
     def _check_leader(self, leader, titles: list[int] | None) -> int:
         if leader is None:
             # rounds 2+: the last place (Daifugo) or the top place (President) leads
             place = self.num_players - 1 if self.rules.later_leader == "last_place" else 0
             return titles.index(place)
-        if not isinstance(leader, (int, np.integer)) or not 0 <= leader < self.num_players:
-            raise ValueError(f"leader must be a seat 0..{self.num_players - 1}, got {leader!r}")
-        return int(leader)
+        return as_int_in(leader, "leader", 0, self.num_players - 1)
+
+    def _check_exchange(self, hands: list[int], titles: list[int] | None) -> None:
+        """A set-up that starts with the exchange: each giver must hold the cards it gives,
+        else the exchange would leave a seat that is still in the round with no cards."""
+        if titles is None:
+            return
+        players = self.num_players
+        seat_of = {p: s for s, p in enumerate(titles)}
+        for tier, count in enumerate(self.rules.exchange):
+            giver = seat_of[players - 1 - tier]
+            held = hands[giver].bit_count()
+            if held < count:
+                raise ValueError(
+                    f"seat {giver} (place {players - 1 - tier}) holds {held} card(s) but must "
+                    f"give {count} in the exchange; give it at least {count}"
+                )
 
     def _parse_hands(self, texts: Sequence[str]) -> list[int]:
-        if isinstance(texts, str) or len(texts) != self.num_players:
+        texts = as_sequence(texts, "hands")
+        if len(texts) != self.num_players:
             raise ValueError(
                 f"hands needs one string per seat ({self.num_players}), got {texts!r}"
             )
         taken = 0
         hands = []
         for seat, text in enumerate(texts):
+            if not isinstance(text, str):
+                raise TypeError(f"hands[{seat}] must be card text such as '3s 4h JK', got {text!r}")
             try:
                 hand = self.deck.parse(text, taken)
             except ValueError as err:
@@ -367,6 +395,10 @@ class DaifugoGame:
         st.revolution = view["revolution"]
         st.jack_back = view["jack_back"]
         st.played = deck.parse(view["played"], taken)
+        # the unsuited plays' cards: any free copies of their ranks
+        free = deck.real_mask & ~(taken | st.played)
+        st.unsuited = cards_within(deck, free, view["played_ranks"])
+        st.played |= st.unsuited
         st.hidden_out = deck.full & ~(taken | st.played)
         st.gave = [0] * players
         st.received = [0] * players
@@ -394,7 +426,10 @@ class DaifugoGame:
         st._reset_pile()
         if pile is not None:
             st.pile = cat.action_from_str(pile["move"])
-            st.pile_cards = cards_within(deck, st.played, pile["cards"])
+            within = st.played & ~st.unsuited
+            if cat.unsuited[st.pile]:
+                within = st.unsuited | (st.played & deck.joker_mask)
+            st.pile_cards = cards_within(deck, within, pile["cards"])
             st.last_player = pile["by"]
             st.lock = sum(1 << SUITS.index(ch) for ch in (view["lock"] or ""))
             st.prev_suits = -1 if st.pile_cards & deck.joker_mask else cat.suits[st.pile]
@@ -414,15 +449,16 @@ class DaifugoGame:
 
 
 def cards_within(deck, within: int, text: str) -> int:
-    """The cards named by ``text``, each taken from the mask ``within`` (copies as held);
-    names with no copy left in ``within`` are skipped."""
+    """The cards named by ``text``, each taken from the mask ``within`` (copies as held; a
+    rank alone, ``7``, takes any copy of that rank); names with no copy left in ``within``
+    are skipped."""
     out = 0
     for token in text.split():
         if token == JOKER_TEXT:
             pool = deck.joker_mask
         else:
             rank, suit = parse_rank_suit(token)
-            pool = deck.rank_suit_mask[rank][suit]
+            pool = deck.rank_mask[rank] if suit is None else deck.rank_suit_mask[rank][suit]
         free = within & pool & ~out
         out |= free & -free
     return out
@@ -455,6 +491,7 @@ class DaifugoState:
         "revolution",
         "jack_back",
         "played",
+        "unsuited",
         "hidden_out",
         "gave",
         "received",
@@ -502,6 +539,7 @@ class DaifugoState:
         self.active = (1 << players) - 1
         self.revolution = False
         self.played = 0
+        self.unsuited = 0
         self.hidden_out = 0
         self.gave = [0] * players
         self.received = [0] * players
@@ -727,6 +765,8 @@ class DaifugoState:
     # -- applying moves --------------------------------------------------------------------------
 
     def apply(self, action: int) -> list[float] | None:
+        if type(action) is not int:
+            action = as_action(action)
         legal = self._legal if self._legal is not None else self.legal_actions()
         if action not in legal:
             self._raise_illegal(action)
@@ -810,6 +850,8 @@ class DaifugoState:
         self.pile_cards = cards
         self.last_player = seat
         self.played |= cards
+        if cat.unsuited[action]:
+            self.unsuited |= cards & game.deck.real_mask
         if not rules.strict_pass:
             self.passed = 0
         revolution = (
@@ -946,8 +988,15 @@ class DaifugoState:
         ``titles`` (last round's title per seat or ``None``), ``scores``, ``revolution``,
         ``jack_back``, ``reversed``, ``lock`` (suit letters or ``None``), ``exchange`` (cards
         this seat gave and received this round, and how many it still gives back),
-        ``played`` (cards seen played this round), ``history`` (this round's moves as
-        ``(seat, text)``; another seat's exchange give shows as ``give ?``), ``winner`` (once over).
+        ``played`` (cards seen played this round with their suits), ``played_ranks`` (the real
+        cards of this round's unsuited plays, by rank: ``"7 7 3 4 5"``), ``history`` (this
+        round's moves as ``(seat, text)``; another seat's exchange give shows as ``give ?``),
+        ``winner`` (once over).
+
+        Nothing in it depends on another seat's hidden cards, so it is safe to send to that
+        seat. In particular the engine, not the player, picks which copies leave the hand in an
+        unsuited play (a two-deck set ``Q Q``, an any-suit run ``3 4 5``), so their suits are
+        never shown: the pile's ``cards`` then reads ``Q Q`` and ``played_ranks`` counts them.
         """
         game = self.game
         deck = game.deck
@@ -957,7 +1006,7 @@ class DaifugoState:
         if self.pile >= 0:
             pile = {
                 "move": cat.action_to_str(self.pile),
-                "cards": deck.format(self.pile_cards),
+                "cards": deck.format(self.pile_cards, suits=not cat.unsuited[self.pile]),
                 "shape": ("pass", "single", "set", "run")[cat.kind[self.pile]],
                 "size": cat.msize[self.pile],
                 "by": self.last_player,
@@ -988,7 +1037,8 @@ class DaifugoState:
                 "received": deck.format(self.received[seat]),
                 "to_give": to_give,
             },
-            "played": deck.format(self.played),
+            "played": deck.format(self.played & ~self.unsuited),
+            "played_ranks": deck.format(self.unsuited, suits=False),
             "history": [
                 (s, "give ?" if cat.kind[a] == GIVE and s != seat else cat.action_to_str(a))
                 for s, a in self.history

@@ -9,8 +9,8 @@ Card fields have one slot per (rank, suit), rank-major in the normal order (``3s
 field           shape        content
 =============== ============ =============================================================
 hand            (K,)         own cards
-played          (K,)         cards played face up this round (pile included)
-pile_cards      (K,)         the cards of the play on the pile
+played          (K,)         cards played this round with their suits shown (pile included)
+pile_cards      (K,)         the cards of the play on the pile (of an unsuited play: its jokers)
 gave            (K,)         cards this seat gave in this round's exchange
 received        (K,)         cards this seat received in this round's exchange
 hand_counts     (P,)         cards held per seat
@@ -30,9 +30,17 @@ round           (R,)         one-hot round of the match
 scores          (P,)         points so far
 phase           (3,)         one-hot: exchange, play, over
 to_move         (P,)         one-hot seat to move
+played_ranks    (13,)        real cards of this round's unsuited plays, per rank (*)
+pile_ranks      (13,)        real cards of the pile's play per rank, when it is unsuited (*)
 =============== ============ =============================================================
 
 ``K = 52 + (1 if jokers)``, ``P`` players, ``R`` rounds; the sizes are derived, never typed.
+
+(*) Only under rules with *unsuited* plays, where the player names ranks and no suits: sets
+of two decks (``7 7``) and any-suit runs (``3 4 5``). The engine picks which copies leave the
+hand, so their suits would tell the other seats which cards stay in it; the observation
+counts those cards by rank instead, and ``played``/``pile_cards`` leave them out. Rules
+without unsuited plays (one deck, same-suit runs: every Daifugo preset) have neither field.
 """
 
 from __future__ import annotations
@@ -58,6 +66,7 @@ def build_layout(game) -> ObsLayout:
     k = CARDS_PER_DECK + (1 if deck.jokers else 0)
     per_slot = max(deck.decks, deck.jokers)
     ranks = NUM_RANKS + 1
+    rank_copies = deck.decks * NUM_SUITS
     points_lo = min(rules.points) * rules.rounds
     points_hi = max(rules.points) * rules.rounds
     return ObsLayout(
@@ -80,6 +89,12 @@ def build_layout(game) -> ObsLayout:
             ("scores", (players,), points_lo, points_hi),
             ("phase", (len(PHASES),)),
             ("to_move", (players,)),
+            *(
+                [("played_ranks", (NUM_RANKS,), 0, rank_copies),
+                 ("pile_ranks", (NUM_RANKS,), 0, rank_copies)]
+                if game.catalog.has_unsuited
+                else []
+            ),
         ]
     )
 
@@ -108,6 +123,7 @@ class _Writer:
             raise AssertionError("the card fields must open the layout, back to back")
         #: start of every other field, counted from the end of the card fields
         self.offset = {n: sl.start - self.card_end for n, sl in layout.slices.items()}
+        self.has_unsuited = game.catalog.has_unsuited
 
 
 def _writer(game) -> _Writer:
@@ -125,10 +141,16 @@ def observe(game, state, seat: int, out: np.ndarray | None = None) -> np.ndarray
 
     # the five card fields (contiguous at the start) in one unpack: each mask in its own
     # 64-bit-aligned block, copies of two decks added, then the joker count per field
+    # an unsuited play's real cards are public by rank only (module docstring)
+    cat = game.catalog
+    a = state.pile
+    pile_cards = state.pile_cards
+    if w.has_unsuited and a >= 0 and cat.unsuited[a]:
+        pile_cards &= game.deck.joker_mask
     packed = (
         state.hands[seat]
-        | state.played << w.stride
-        | state.pile_cards << 2 * w.stride
+        | (state.played & ~state.unsuited) << w.stride
+        | pile_cards << 2 * w.stride
         | state.gave[seat] << 3 * w.stride
         | state.received[seat] << 4 * w.stride
     )
@@ -153,8 +175,13 @@ def observe(game, state, seat: int, out: np.ndarray | None = None) -> np.ndarray
         if state.titles[s] >= 0:
             tail[o["titles"] + row * players + state.titles[s]] = 1
         tail[o["scores"] + row] = state.scores[s]
-    cat = game.catalog
-    a = state.pile
+    if w.has_unsuited:
+        deck = game.deck
+        for r, n in enumerate(deck.rank_counts(state.unsuited)):
+            tail[o["played_ranks"] + r] = n
+        if a >= 0 and cat.unsuited[a]:
+            for r, n in enumerate(deck.rank_counts(state.pile_cards)):
+                tail[o["pile_ranks"] + r] = n
     if a >= 0:
         tail[o["pile_shape"] + cat.kind[a]] = 1
         tail[o["pile_size"]] = cat.msize[a]

@@ -3,12 +3,14 @@
 Every house rule is a switch. ``Rules.preset("daifugo", players=4)`` gives the seed page's
 defaults; ``Rules.preset("president", players=6)`` the Western game; keyword overrides switch
 single rules (``Rules.preset("daifugo", lock=False)``). Combinations the engine cannot play
-faithfully are refused with a ``ValueError`` that says why.
+faithfully are refused with a ``ValueError`` that says why; a value of the wrong type (a switch
+that is not ``True``/``False``, such as ``lock="no"`` or ``lock=None``; a count that is a float,
+a bool or a string) with a ``TypeError`` naming the option and the value.
 
 =====================  =========================================================================
 switch                 meaning (``../shared/RULES.md`` has the full rulings)
 =====================  =========================================================================
-players, rounds        table size (3-8) and rounds in the match
+players, rounds        table size (3-8) and rounds in the match (1..``MAX_ROUNDS`` = 20)
 decks, jokers          1 or 2 packs of 52; 0, 1 or 2 jokers
 jokers_wild            a joker may stand in for a card in a set or a run (Daifugo); otherwise
                        jokers play alone or as a pair of jokers (President)
@@ -51,9 +53,12 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
+from ..core.checks import as_bool, as_int, as_str
 from .cards import CARDS_PER_DECK, NUM_RANKS
 
 MIN_PLAYERS, MAX_PLAYERS = 3, 8
+#: most rounds in a match (the seed page offers 3, 5 or 7; the observation grows with them)
+MAX_ROUNDS = 20
 MIN_RUN = 3
 REVOLUTION_SIZE = 4
 #: President's seed page: one pack up to 5 players, two packs from 6.
@@ -81,6 +86,29 @@ def president_points(players: int) -> tuple[int, ...]:
         return (3, 0, -3)
     return (3, 2, *(0,) * (players - 4), -2, -3)
 
+
+def _int_tuple(value: Any, name: str) -> tuple[int, ...]:
+    if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)):
+        kind = type(value).__name__
+        raise TypeError(f"{name} must be a list of integers, got {value!r} (type {kind})")
+    return tuple(as_int(v, f"{name}[{i}]") for i, v in enumerate(value))
+
+
+def _str_tuple(value: Any, name: str) -> tuple[str, ...]:
+    if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)):
+        kind = type(value).__name__
+        raise TypeError(f"{name} must be a list of names, got {value!r} (type {kind})")
+    return tuple(as_str(v, f"{name}[{i}]") for i, v in enumerate(value))
+
+
+#: the check of each field type (the annotations below, as text)
+_FIELD_CHECKS = {
+    "str": as_str,
+    "int": as_int,
+    "bool": as_bool,
+    "tuple[int, ...]": _int_tuple,
+    "tuple[str, ...]": _str_tuple,
+}
 
 LEADERS_FIRST = ("three_of_diamonds", "first_dealt")
 LEADERS_LATER = ("last_place", "top_place")
@@ -129,16 +157,26 @@ class Rules:
     )
 
     def __post_init__(self) -> None:
-        def bad(msg: str) -> None:
-            raise ValueError(f"rules {self.preset_name!r}: {msg}")
+        name = self.preset_name
+        if not isinstance(name, str):
+            raise TypeError(f"rules: preset_name must be a string, got {name!r}")
 
-        for name in ("players", "rounds", "decks", "jokers"):
-            if not isinstance(getattr(self, name), int) or isinstance(getattr(self, name), bool):
-                bad(f"{name} must be an integer, got {getattr(self, name)!r}")
+        def bad(msg: str) -> None:
+            raise ValueError(f"rules {name!r}: {msg}")
+
+        # every field has the type its annotation says: switches real bools, counts ints (no
+        # bools, floats or strings), lists of counts or names; a wrong type is a TypeError
+        for f in dataclasses.fields(self):
+            check = _FIELD_CHECKS[f.type]
+            try:
+                value = check(getattr(self, f.name), f.name)
+            except TypeError as err:
+                raise TypeError(f"rules {name!r}: {err}") from None
+            object.__setattr__(self, f.name, value)
         if not MIN_PLAYERS <= self.players <= MAX_PLAYERS:
             bad(f"players must be {MIN_PLAYERS}..{MAX_PLAYERS}, got {self.players}")
-        if self.rounds < 1:
-            bad(f"rounds must be at least 1, got {self.rounds}")
+        if not 1 <= self.rounds <= MAX_ROUNDS:
+            bad(f"rounds must be 1..{MAX_ROUNDS}, got {self.rounds}")
         if self.decks not in (1, 2):
             bad(f"decks must be 1 or 2, got {self.decks}")
         if not 0 <= self.jokers <= 2:
@@ -152,9 +190,9 @@ class Rules:
         if self.later_dealing not in DEALING_LATER:
             bad(f"later_dealing must be one of {DEALING_LATER}, got {self.later_dealing!r}")
         if len(self.points) != self.players:
-            bad(f"points needs one value per place ({self.players}), got {self.points}")
+            bad(f"points needs one value per place ({self.players}), got {self.points!r}")
         if len(self.titles) != self.players:
-            bad(f"titles needs one name per place ({self.players}), got {self.titles}")
+            bad(f"titles needs one name per place ({self.players}), got {self.titles!r}")
         if list(self.points) != sorted(self.points, reverse=True):
             bad(f"points must not rise with a lower place, got {self.points}")
         tiers = len(self.exchange)
@@ -182,9 +220,9 @@ class Rules:
     def preset(cls, name: str = "daifugo", players: int | None = None, **overrides: Any) -> Rules:
         """A named preset (``"daifugo"`` or ``"president"``) with switches overridden."""
         builders = {"daifugo": _daifugo, "president": _president}
-        if name not in builders:
+        if not isinstance(name, str) or name not in builders:
             raise ValueError(f"unknown preset {name!r}; presets are {sorted(builders)}")
-        base = builders[name](players)
+        base = builders[name](None if players is None else as_int(players, "players"))
         unknown = set(overrides) - {f.name for f in dataclasses.fields(cls)}
         if unknown:
             raise ValueError(
@@ -205,7 +243,16 @@ class Rules:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Rules:
-        return cls(**{k: tuple(v) if isinstance(v, list) else v for k, v in data.items()})
+        """The rules of :meth:`to_dict`'s output (lists for the tuple fields are fine)."""
+        if not isinstance(data, dict):
+            raise TypeError(f"rules data must be a dict, got {data!r}")
+        known = {f.name for f in dataclasses.fields(cls)}
+        unknown = set(data) - known
+        if unknown:
+            raise ValueError(
+                f"unknown rule option(s) {sorted(unknown)}; options are {sorted(known)}"
+            )
+        return cls(**data)
 
     @property
     def cards(self) -> int:

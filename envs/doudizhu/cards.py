@@ -102,10 +102,12 @@ def contains(hand: int, sub: int) -> bool:
 def parse(text: str) -> int:
     """Packed rank counts of ``text`` such as ``"33344"``, ``"BR"`` or ``"10 10 10 j j"``.
 
-    Raises :class:`CardParseError` naming a bad character or a rank given too many times.
+    Raises :class:`CardParseError` naming a bad character or a rank given too many times, and
+    ``TypeError`` for anything but a string.
     """
     if not isinstance(text, str):
-        raise CardParseError(f"cards must be text such as '33344', got {type(text).__name__}")
+        kind = type(text).__name__
+        raise TypeError(f"cards must be text such as '33344', got {text!r} (type {kind})")
     clean = text.upper().replace(" ", "").replace(",", "")
     for alias, rank in _ALIASES.items():
         clean = clean.replace(alias, rank)

@@ -49,6 +49,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..core.catalog import SegmentTable
+from ..core.checks import as_action
 from ..core.layout import ObsLayout
 from .cards import (
     BLACK_JOKER,
@@ -353,6 +354,8 @@ class Catalog:
 
     def action_to_str(self, action: int) -> str:
         """Text of ``action``: ``"bid pass"``, ``"bid 2"``, ``"pass"`` or the sorted cards."""
+        if type(action) is not int:
+            action = as_action(action)
         if not 0 <= action < self.num_actions:
             raise CatalogError(f"action id {action} is outside the catalog [0, {self.num_actions})")
         return self.texts[action]
@@ -361,7 +364,10 @@ class Catalog:
         """Id of ``text``. ``"pass"`` means the bidding pass when ``bidding`` is true; so do
         ``"1"``..``"3"`` for bids. Cards may be in any order (``"43 33"`` is ``"33344"``)."""
         if not isinstance(text, str):
-            raise CatalogError(f"action text must be a string, got {type(text).__name__}")
+            raise TypeError(
+                f"action text must be a string such as '33344' or 'pass', got {text!r} "
+                f"(type {type(text).__name__})"
+            )
         clean = " ".join(text.strip().lower().split())
         if clean in ("bid pass", "bid 0") or (bidding and clean in ("pass", "0")):
             return self.BID_PASS

@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 
 from ..core import dealcode
+from ..core.checks import as_action, as_int_in, as_options
 from ..core.dealcode import Deal
 from ..core.game import IllegalActionError
 from .cards import (
@@ -106,15 +107,16 @@ class DoudizhuConfig:
     history_length: int = 15
     """Recent plays and passes kept in the observation's ``history`` fields."""
 
-    _MINIMUM = (("base_points", 1), ("max_redeals", 0), ("history_length", 1))
+    #: (name, least, most) of the integer fields; a history longer than the longest deal's
+    #: play would never fill
+    _BOUNDS = (("base_points", 1, None), ("max_redeals", 0, None),
+               ("history_length", 1, MAX_PLAY_STEPS))
 
     def __post_init__(self) -> None:
-        if self.reward not in REWARD_MODES:
+        if not isinstance(self.reward, str) or self.reward not in REWARD_MODES:
             raise ValueError(f"reward {self.reward!r} is not one of {REWARD_MODES}")
-        for name, least in self._MINIMUM:
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < least:
-                raise ValueError(f"{name} must be an integer >= {least}, got {value!r}")
+        for name, least, most in self._BOUNDS:
+            object.__setattr__(self, name, as_int_in(getattr(self, name), name, least, most))
 
 
 def role_name(state: DoudizhuState, seat: int) -> str:
@@ -244,7 +246,10 @@ class DoudizhuState:
 
     @property
     def deal_code(self) -> str:
-        """Code of the current deal (hands, kitty, first bidder, redeal seed)."""
+        """Code of the current deal (hands, kitty, first bidder, redeal seed): the whole deal,
+        for the operator; seats get it only in the ``result`` once the deal is over."""
+        if not self.owners:
+            raise ValueError("a position rebuilt from a view has no deal code")
         if self._code is None:
             deal = Deal(self.owners, self.first_bidder, self.seed)
             self._code = dealcode.encode(DEAL_TAG, deal, PLAYERS)
@@ -278,7 +283,8 @@ class DoudizhuState:
         return self.pile < 0 or cat.beats(action, self.pile)
 
     def apply(self, action: int) -> list[float] | None:
-        action = int(action)
+        if type(action) is not int:
+            action = as_action(action)
         if not self.is_legal(action):
             raise IllegalActionError(self._illegal_reason(action))
         self._legal = None
@@ -294,10 +300,8 @@ class DoudizhuState:
         return self.game.view(self, seat)
 
     def __repr__(self) -> str:
-        return (
-            f"<DoudizhuState {self.phase.label} deal={self.deal_code} "
-            f"to_move={self.current_player}>"
-        )
+        deal = f" deal={self.deal_code}" if self.owners else ""
+        return f"<DoudizhuState {self.phase.label}{deal} to_move={self.current_player}>"
 
     # -- bidding -------------------------------------------------------------------------------
 
@@ -322,7 +326,12 @@ class DoudizhuState:
             self.phase = Phase.OVER
             self.terminal = True
             self.current_player = -1
-            self.result = {"outcome": "no bid", "redeals": self.redeals, "points": [0] * PLAYERS}
+            self.result = {
+                "outcome": "no bid",
+                "redeals": self.redeals,
+                "points": [0] * PLAYERS,
+                "deal": self.deal_code if self.owners else None,
+            }
             return [0.0] * PLAYERS
         self.redeals += 1
         owners, first, seed = random_deal(np.random.default_rng(self.seed))
@@ -393,6 +402,7 @@ class DoudizhuState:
             "multiplier": multiplier,
             "round_points": config.base_points * units,
             "points": [config.base_points * u for u in unit_scores],
+            "deal": self.deal_code if self.owners else None,
         }
         return rewards
 
@@ -476,7 +486,7 @@ class DoudizhuGame:
         * adding ``"landlord": s, "bid": b`` skips bidding; the landlord's hand then holds 20
           cards, the kitty among them.
         """
-        options = dict(options or {})
+        options = as_options(options)
         unknown = set(options) - _OPTION_KEYS
         if unknown:
             # Ignored, not refused: PettingZoo's api_test resets with a foreign option.
@@ -640,7 +650,7 @@ class DoudizhuGame:
         state._returns = [0.0] * PLAYERS
         state.result = None
         state._legal = None
-        state._code = view["deal"]
+        state._code = None
         return state
 
     # -- observation, text, info ---------------------------------------------------------------
@@ -662,7 +672,6 @@ class DoudizhuGame:
             "landlord": state.landlord if state.landlord >= 0 else None,
             "bid": state.bid,
             "phase": state.phase.label,
-            "deal": state.deal_code,
             "redeals": state.redeals,
         }
         if state.result is not None:
@@ -682,9 +691,12 @@ class DoudizhuGame:
         played: the seed's card counter), ``pile`` and ``pile_owner`` (None when leading),
         ``trick`` (per seat, its latest action in this trick or None), ``history`` (list of
         ``[seat, text]`` plays and passes of this deal), ``bombs``, ``multiplier`` (the round's
-        ``2^bombs`` so far), ``deal`` (code), ``redeals``, ``legal`` (texts, only for the seat to
-        move), ``advice`` (the seed's bid advice line, only for the seat to bid) and, once over,
-        ``result`` and ``hands`` (every seat's remaining cards).
+        ``2^bombs`` so far), ``redeals``, ``legal`` (texts, only for the seat to move),
+        ``advice`` (the seed's bid advice line, only for the seat to bid) and, once over,
+        ``result`` (its ``deal`` is the deal code) and ``hands`` (every seat's remaining cards).
+
+        Nothing in it depends on another seat's hidden cards: the deal code, which is the whole
+        deal, appears only in the result. The view is safe to send to that seat.
         """
         cat = self.catalog
         me = state.hands[seat]
@@ -709,7 +721,6 @@ class DoudizhuGame:
             "history": [[s, cat.action_to_str(a)] for s, a in state.history],
             "bombs": state.bombs,
             "multiplier": 1 << state.bombs,
-            "deal": state.deal_code,
             "redeals": state.redeals,
         }
         if seat == state.current_player and not state.terminal:
@@ -753,6 +764,8 @@ class DoudizhuGame:
 
 
 def _parse_option(name: str, text: Any) -> int:
+    if not isinstance(text, str):
+        raise TypeError(f"{name} must be card text such as '33344', got {text!r}")
     try:
         return parse(text)
     except CardParseError as e:

@@ -1,10 +1,11 @@
 """Hand evaluation for bidding and for bots: the fewest plays that empty a hand, high cards,
 bombs, and the seed's bid advice ("3 high cards, 0 bombs, about 7 moves -> bid 1").
 
-:func:`min_plays` is exact. It searches the hand's own plays depth first with memoisation on
-the remaining cards, branching only on plays that hold the hand's lowest rank (some play must
-take that card, and the order of plays does not change their number), and stops a branch as
-soon as it cannot beat the best count found so far.
+:meth:`HandEvaluator.min_plays` is exact. It searches the hand's own plays depth first with
+memoisation on the remaining cards, branching only on plays that hold the hand's lowest rank
+(some play must take that card, and the order of plays does not change their number), and
+stops a branch as soon as it cannot beat the best count found so far. Hands are card text
+(``"33344BR"``) or packed rank counts.
 
 The bid rule follows the seed's advice ("count your high cards -- jokers, 2s and bombs -- and
 how many plays you need; with few high cards and many plays, do not become landlord"):
@@ -17,7 +18,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .cards import BLACK_JOKER, NUMBER_RANKS, RED_JOKER, TWO, UNIT, counts, size
+from .cards import (
+    BLACK_JOKER,
+    BYTE_BITS,
+    FULL_DECK,
+    NUM_RANKS,
+    NUMBER_RANKS,
+    RED_JOKER,
+    TWO,
+    UNIT,
+    contains,
+    counts,
+    parse,
+    size,
+)
 from .catalog import NUM_BIDS, get_catalog
 from .moves import MoveGenerator
 
@@ -54,8 +68,29 @@ class HandValue:
         )
 
 
+def as_hand(hand: int | str) -> int:
+    """A hand given as card text (``"33344BR"``) or as packed rank counts, packed."""
+    if isinstance(hand, str):
+        return parse(hand)
+    if type(hand) is not int:
+        raise TypeError(
+            f"a hand is card text such as '33344' or packed rank counts, got {hand!r} "
+            f"(type {type(hand).__name__})"
+        )
+    if hand < 0 or hand >> (BYTE_BITS * NUM_RANKS) or not contains(FULL_DECK, hand):
+        raise ValueError(
+            f"{hand!r} is not a packed hand: each byte counts a rank, within its copies"
+        )
+    return hand
+
+
 class HandEvaluator:
-    """Evaluates hands (packed rank counts); keeps a bounded memo of sub-hand results."""
+    """Evaluates hands, given as card text (``"33344BR"``) or packed rank counts (see
+    :mod:`envs.doudizhu.cards`); keeps a bounded memo of sub-hand results.
+
+    >>> HandEvaluator().min_plays("333444555666777")
+    1
+    """
 
     _MEMO_LIMIT = 1 << 18
 
@@ -64,8 +99,9 @@ class HandEvaluator:
         self._cards = self.moves.catalog.cards
         self._memo: dict[int, int] = {0: 0}
 
-    def min_plays(self, hand: int) -> int:
+    def min_plays(self, hand: int | str) -> int:
         """Fewest plays that empty ``hand`` (0 for no cards)."""
+        hand = as_hand(hand)
         if len(self._memo) > self._MEMO_LIMIT:
             self._memo = {0: 0}
         return self._solve(hand, size(hand))
@@ -100,7 +136,8 @@ class HandEvaluator:
             memo[hand] = best
         return best
 
-    def value(self, hand: int) -> HandValue:
+    def value(self, hand: int | str) -> HandValue:
+        hand = as_hand(hand)
         c = counts(hand)
         high = c[TWO] + c[BLACK_JOKER] + c[RED_JOKER]
         bombs = sum(1 for r in range(NUMBER_RANKS) if c[r] == 4)
@@ -109,12 +146,12 @@ class HandEvaluator:
             bombs += 1
         return HandValue(self.min_plays(hand), high, bombs)
 
-    def recommend_bid(self, hand: int, high_bid: int = 0) -> int:
+    def recommend_bid(self, hand: int | str, high_bid: int = 0) -> int:
         """The bid the advice gives for ``hand`` (0 = pass), never at or below ``high_bid``
         (then it passes)."""
         return bid_for(self.value(hand), high_bid)
 
-    def advice(self, hand: int, high_bid: int = 0) -> str:
+    def advice(self, hand: int | str, high_bid: int = 0) -> str:
         value = self.value(hand)
         return value.advice(bid_for(value, high_bid))
 

@@ -28,6 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from envs.daifugo.catalog import PASS
+from envs.daifugo.engine import DaifugoGame
 
 from ..base import EasyMistakes, Player, Weights, legal_ids
 from .hand import HandShape, MoveFacts, count_groups, is_control_move, revolution_gain
@@ -43,7 +44,6 @@ PHASE_EXCHANGE = "exchange"
 class MediumWeights(Weights):
     """Weights of the medium player's move score (higher is better); each a knob."""
 
-    knob_owner = "medium"
 
     group: float = 10.0
     """cost per group left in the hand after the move"""
@@ -66,8 +66,12 @@ class MediumWeights(Weights):
 class DaifugoBot(Player):
     """Shared set-up of the scripted Daifugo / President players: per-game move facts."""
 
+    game_types = (DaifugoGame,)
+    family = "Daifugo / President"
+
     def bind(self, game) -> DaifugoBot:
         if game is not self.game:
+            self.check_game(game)
             self.facts = MoveFacts.build(game)
             self.pass_id = game.catalog.pass_id
         return super().bind(game)
@@ -80,7 +84,7 @@ class MediumPlayer(DaifugoBot):
 
     def __init__(self, seed=None, **knobs):
         super().__init__(seed)
-        self.weights = MediumWeights.from_knobs(knobs)
+        self.weights = MediumWeights.from_knobs(knobs, self)
 
     def act(self, observation, view) -> int:
         return self.ranked(view, legal_ids(observation))[0]

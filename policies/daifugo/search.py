@@ -27,7 +27,7 @@ from __future__ import annotations
 import random
 
 from envs.core.bits import bit_list
-from envs.daifugo.cards import JOKER_RANK
+from envs.daifugo.cards import JOKER_RANK, parse_rank_suit
 from envs.daifugo.catalog import SET, SINGLE
 from envs.daifugo.engine import PHASE_PLAY, cards_within
 
@@ -149,6 +149,10 @@ class HandSampler:
         self.own = own = deck.parse(view["hand"])
         played = deck.parse(view["played"], own)
         unknown = deck.full & ~own & ~played
+        # unsuited plays are public by rank only: each sample retires that many unknown
+        # copies of the rank, drawn at random
+        ranks = [parse_rank_suit(token)[0] for token in view["played_ranks"].split()]
+        self.retired = [(deck.rank_mask[r], ranks.count(r)) for r in sorted(set(ranks))]
         self.need = list(view["hand_counts"])
         self.need[seat] = 0
         self.fixed = [0] * players
@@ -163,6 +167,8 @@ class HandSampler:
             # the one played or handed back, so only the others are sure
             gave = cards_within(deck, unknown, view["exchange"]["gave"])
             gave &= ~copies_of(deck, played | own)
+            for rank_mask, _n in self.retired:
+                gave &= ~rank_mask  # one of these may be among the cards played by rank
             if view["active"][partner] and gave.bit_count() <= view["hand_counts"][partner]:
                 self.fixed[partner] = gave
                 self.need[partner] -= gave.bit_count()
@@ -184,6 +190,10 @@ class HandSampler:
         """One guess of every seat's hand (masks; the viewer's own as it is)."""
         hands = self.fixed[:]
         pool = self.unknown
+        for rank_mask, n in self.retired:
+            copies = bit_list(pool & rank_mask)
+            for i in rng.choice(len(copies), size=n, replace=False).tolist():
+                pool &= ~(1 << copies[i])
         for s in self.order:
             n = self.need[s]
             if n <= 0:

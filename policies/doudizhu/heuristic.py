@@ -19,7 +19,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from envs.doudizhu.cards import BLACK_JOKER, TWO, counts, parse
+from envs.core.checks import as_int_in
 from envs.doudizhu.catalog import Kind
+from envs.doudizhu.engine import DoudizhuGame
 
 from ..base import EasyMistakes, Player, Weights, legal_ids
 
@@ -40,7 +42,6 @@ FEED_CARDS = 2
 class DoudizhuWeights(Weights):
     """Weights of the Normal player's move score (higher is better); each a knob."""
 
-    knob_owner = "Dou Dizhu"
 
     plays: float = 10.0
     """cost per play the hand still needs after the move"""
@@ -68,8 +69,12 @@ class DoudizhuWeights(Weights):
 class DoudizhuBot(Player):
     """Shared set-up: per-action facts of the catalog (main rank, controls, bombs)."""
 
+    game_types = (DoudizhuGame,)
+    family = "Dou Dizhu"
+
     def bind(self, game) -> DoudizhuBot:
         if game is not self.game:
+            self.check_game(game)
             cat = game.catalog
             self.cat = cat
             self.moves = game.moves
@@ -101,7 +106,7 @@ class MediumPlayer(DoudizhuBot):
 
     def __init__(self, seed=None, **knobs):
         super().__init__(seed)
-        self.weights = DoudizhuWeights.from_knobs(knobs)
+        self.weights = DoudizhuWeights.from_knobs(knobs, self)
 
     def act(self, observation, view) -> int:
         legal = legal_ids(observation)
@@ -186,12 +191,11 @@ class HardPlayer(MediumPlayer):
     left count as "the end", where unbeatable plays go first."""
 
     name = "scripted-hard"
+    KNOBS = ("endgame",)
 
     def __init__(self, seed=None, endgame: int = HARD_ENDGAME_PLAYS, **knobs):
         super().__init__(seed, **knobs)
-        if int(endgame) < 1:
-            raise ValueError(f"endgame must be at least 1, got {endgame!r}")
-        self.endgame_plays = int(endgame)
+        self.endgame_plays = as_int_in(endgame, "endgame", 1)
 
     def extra(self, view, action: int, rest: int, need: int) -> float:
         w = self.weights
