@@ -6,7 +6,7 @@ env (observation and mask every step), and microseconds per legal-move call.
 (``climbrl bench`` runs it with :mod:`benchmarks.doudizhu`; the output format is
 :func:`benchmarks.common.measure`'s.)
 
-Targets (issue 2, this project's 2-core machine): engine >= 60,000 steps/s with legal-move
+Targets (this project's 2-core machine): engine >= 60,000 steps/s with legal-move
 generation, wrapped 4-player env >= 15,000 steps/s.
 """
 
