@@ -47,6 +47,9 @@ def installed_layout() -> None:
         check(path.resolve().is_relative_to(site / "policies"), f"shipped {folder} at {path}")
     check(not (site / "configs").exists() and not (site / "cpus").exists(),
           "no top-level configs/ or cpus/ in site-packages")
+    # cpus.yaml may point a level at a CPU by a path relative to its own folder
+    check((shipped("configs") / ".." / "cpus" / "daifugo4" / "cpu.json").is_file(),
+          "../cpus/daifugo4 from the shipped cpus.yaml is the shipped CPU")
 
 
 def every_level() -> None:
