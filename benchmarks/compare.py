@@ -406,7 +406,7 @@ def cross_check(installed: dict, deals: int, seed: int, examples: int) -> dict:
         if not examples or shown[key] <= examples or d.klass.startswith("bug: ours"):
             print("  " + d.line())
     if loud:
-        print(f"\n!!! OUR ENGINE DISAGREES WITH RULES.md on {len(loud)} plays (see 'bug: ours' "
+        print(f"\n!!! OUR ENGINE DISAGREES WITH docs/rules.md on {len(loud)} plays (see 'bug: ours' "
               "above) !!!")
     return {
         "deals": deals,

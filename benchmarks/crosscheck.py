@@ -6,11 +6,11 @@ play of it, so rare shapes are met too) and seat 1's replies are compared, where
 represent that position (it generates the same lead itself and, for DouZero, can type it).
 
 A disagreement is one play that one side allows and the other does not. It is judged by
-:func:`rules_readings`, a reading of ``shared/RULES.md`` written here independently of the engine
+:func:`rules_readings`, a reading of ``docs/rules.md`` written here independently of the engine
 (brute force over one play's cards, never the engine's catalog or generator), with *switches*
 for the rule differences known between the libraries:
 
-* if RULES.md contradicts our engine, the class is ``bug: ours ...``, printed loudly;
+* if docs/rules.md contradicts our engine, the class is ``bug: ours ...``, printed loudly;
 * else if a known rule difference of that peer (:data:`RULE_DIFFERENCES`) flips the verdict,
   the class is ``rule: <name>``;
 * else if it is a known defect of the peer's generator (:data:`PEER_BUGS`), ``bug: <peer>:
@@ -46,14 +46,14 @@ from .peers import LANDLORD, PASS, REPLIER
 
 CHAIN_MIN = {"chain": 5, "pair_chain": 3, "airplane": 2}
 CHAIN_MAX = {"chain": 12, "pair_chain": 10}
-"""RULES.md: solo chains 5-12 cards, pair chains 3-10 pairs, airplanes 2+ trios (all 3..A)."""
+"""docs/rules.md: solo chains 5-12 cards, pair chains 3-10 pairs, airplanes 2+ trios (all 3..A)."""
 WIDTH = {"chain": 1, "pair_chain": 2, "airplane": 3}
 MAX_COPIES = 4
 
 
 @dataclass(frozen=True)
 class Rules:
-    """Switches of :func:`rules_readings`; the defaults are RULES.md."""
+    """Switches of :func:`rules_readings`; the defaults are docs/rules.md."""
 
     four_with_two: bool = True
     """four-with-two (two singles or two pairs) exists"""
@@ -135,7 +135,7 @@ def _pairs_ok(rest: list[int], body: range, k: int) -> bool:
 
 
 def beats(play: int, pile: int, rules: Rules = RULES, pile_readings=None) -> bool:
-    """RULES.md: the rocket beats everything; a bomb beats non-bombs and lower bombs; else a
+    """docs/rules.md: the rocket beats everything; a bomb beats non-bombs and lower bombs; else a
     reading of ``play`` must share kind and length with one of the pile's, with a higher main."""
     mine = rules_readings(play, rules)
     theirs = rules_readings(pile, rules) if pile_readings is None else pile_readings
@@ -182,14 +182,14 @@ RULE_DIFFERENCES: dict[str, dict[str, Rules]] = {
         "no four identical single kickers": replace(RULES, same_single_kickers=3),
     },
 }
-"""Per peer: rule differences, each as RULES.md with one switch turned (see the README)."""
+"""Per peer: rule differences, each as docs/rules.md with one switch turned (see the README)."""
 PILE_ONE_READING = "the pile counts under one reading only"
 """Every peer gives a play one reading (``333444555666``: an airplane of 4 for DouZero and
-RLCard, the lead's chosen reading for OpenSpiel); RULES.md lets a reply beat any reading."""
+RLCard, the lead's chosen reading for OpenSpiel); docs/rules.md lets a reply beat any reading."""
 
 
-OURS_ALLOWS_ILLEGAL = "bug: ours allows a play RULES.md forbids"
-OURS_MISSES_LEGAL = "bug: ours misses a play RULES.md allows"
+OURS_ALLOWS_ILLEGAL = "bug: ours allows a play docs/rules.md forbids"
+OURS_MISSES_LEGAL = "bug: ours misses a play docs/rules.md allows"
 
 
 def _chain_head_held_four(play: int, hand: int, pile: int | None) -> bool:

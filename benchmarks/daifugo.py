@@ -1,16 +1,18 @@
 """Daifugo / President speed: random play through the raw engine and the wrapped PettingZoo
 env (observation and mask every step), and microseconds per legal-move call.
 
-    python -m benchmarks.daifugo [--seconds 2] [--repeats 3]
+    python -m benchmarks.daifugo [--seconds 1] [--repeats 3] [--seed 0] [--json FILE]
 
-Targets (issue 2, this project's 2-core machine): engine >= 60,000 steps/s with legal-move
+(``climbrl bench`` runs it with :mod:`benchmarks.doudizhu`; the output format is
+:func:`benchmarks.common.measure`'s.)
+
+Targets (this project's 2-core machine): engine >= 60,000 steps/s with legal-move
 generation, wrapped 4-player env >= 15,000 steps/s.
 """
 
 from __future__ import annotations
 
-import argparse
-import json
+import itertools
 import random
 import time
 
@@ -19,9 +21,10 @@ import numpy as np
 from envs import daifugo_v0, president_v0
 from envs.daifugo import DaifugoGame, Rules
 
-from .common import interleaved, machine, print_table, timed_rate
+from .common import machine, measure, parser, timed_rate, write_json
 
 CONFIGS = [("daifugo", 3), ("daifugo", 4), ("president", 6)]
+STEPS, US = "steps/s", "us/call"
 
 
 def engine_steps(game: DaifugoGame, seed: int):
@@ -82,34 +85,30 @@ def legal_move_us(game: DaifugoGame, seed: int, calls: int = 2000) -> float:
     return (time.perf_counter() - start) / len(states) * 1e6
 
 
-def main(argv=None) -> dict:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=2.0, help="time per measurement")
-    parser.add_argument("--repeats", type=int, default=3, help="interleaved repetitions")
-    parser.add_argument("--json", help="also write the figures to this JSON file")
-    args = parser.parse_args(argv)
+def measure_all(seconds: float, repeats: int, seed: int = 0) -> dict[str, dict[str, list[float]]]:
+    """Every case, interleaved, printed as it goes; unit -> case -> figures."""
     modules = {"daifugo": daifugo_v0, "president": president_v0}
-    cases = {}
+    play, legal = {}, {}
     for preset, players in CONFIGS:
         game = DaifugoGame(Rules.preset(preset, players))
-        cases[f"{preset} {players}p engine"] = (
-            lambda run=engine_steps(game, 0): timed_rate(run, args.seconds)
-        )
-        cases[f"{preset} {players}p env()"] = (
-            lambda run=env_steps(modules[preset], players, 0): timed_rate(run, args.seconds)
-        )
-    print(f"machine: {machine()}")
-    steps = interleaved(cases, args.repeats)
-    print_table("random play, steps/s (engine: legal moves + apply; env: + observation + mask)", steps, "steps/s")
-    legal = {}
-    for preset, players in CONFIGS:
-        game = DaifugoGame(Rules.preset(preset, players))
-        legal[f"{preset} {players}p legal moves"] = [legal_move_us(game, r) for r in range(args.repeats)]
-    print_table("legal-move generation", legal, "us/call")
-    out = {"machine": machine(), "steps_per_s": steps, "legal_us": legal}
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(out, f, indent=1)
+        play[f"{preset} {players}p engine"] = (
+            lambda run=engine_steps(game, seed): {STEPS: timed_rate(run, seconds)})
+        play[f"{preset} {players}p env()"] = (
+            lambda run=env_steps(modules[preset], players, seed): {STEPS: timed_rate(run, seconds)})
+        legal[f"{preset} {players}p legal moves"] = (
+            lambda game=game, seeds=itertools.count(seed): {US: legal_move_us(game, next(seeds))})
+    out = measure(play, repeats, {STEPS: "Daifugo and President random play, steps/s "
+                                         "(engine: legal moves + apply; env: + observation + mask)"})
+    out.update(measure(legal, repeats, {US: "Daifugo and President legal-move generation, "
+                                            "positions of random play"}))
+    return out
+
+
+def main(argv=None) -> dict:
+    args = parser(__doc__.splitlines()[0]).parse_args(argv)
+    print(f"machine: {machine()}", flush=True)
+    out = {"machine": machine(), **measure_all(args.seconds, args.repeats, args.seed)}
+    write_json(args.json, out)
     return out
 
 

@@ -1,7 +1,7 @@
 """Self-play training throughput: frames (decisions trained on by the learner) per second of
 ``climbrl train`` with N actor processes, and of DouZero's own DMC on the same machine.
 
-    python -m benchmarks.selfplay [--configs configs/daifugo4.yaml configs/doudizhu.yaml]
+    python -m benchmarks.selfplay [--configs daifugo4 doudizhu]
         [--actors 1 2] [--seconds 45] [--warmup 15] [--douzero-python /path/to/python]
 
 Each case runs as its own training process for ``warmup + seconds``; the rate is measured
@@ -120,8 +120,8 @@ def parameters(config: str) -> dict[str, int]:
 
 def main(argv=None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--configs", nargs="+",
-                        default=["configs/daifugo4.yaml", "configs/doudizhu.yaml"])
+    parser.add_argument("--configs", nargs="+", default=["daifugo4", "doudizhu"],
+                        help="training configs: files or shipped names")
     parser.add_argument("--actors", nargs="+", type=int, default=[1, 2])
     parser.add_argument("--seconds", type=float, default=45.0, help="measured time per case")
     parser.add_argument("--warmup", type=float, default=15.0, help="unmeasured start per case")

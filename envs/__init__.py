@@ -5,11 +5,23 @@ importing :mod:`envs` registers them with PettingZoo so that
 ``pettingzoo.make("aec", "climbrl/daifugo-v0")`` works (the modules load on first use).
 
 The rules engines (:mod:`envs.daifugo`, :mod:`envs.doudizhu`) are pure Python and numpy; only
-the ``*_v0`` adapter modules and :mod:`envs.core.aec` import PettingZoo.
+the ``*_v0`` adapter modules and :mod:`envs.core.aec` import PettingZoo. With numpy alone
+installed, ``import envs`` and the engines still work: the ids are registered only when
+PettingZoo is there and has its registry (:data:`PETTINGZOO_FLOOR` on).
+
+``envs`` is a generic name (another package on PyPI has it): :data:`PROJECT` marks this one,
+and :func:`policies.install.check_envs` refuses any other (install climbrl in its own virtualenv).
 """
 
 from __future__ import annotations
 
+import importlib.util
+import warnings
+
+PROJECT = "climbrl"
+"""marks this ``envs`` as climbrl's"""
+PETTINGZOO_FLOOR = "1.27"
+"""the first PettingZoo with ``pettingzoo.register`` and ``pettingzoo.aec_registry``"""
 ENV_IDS = {
     "climbrl/daifugo-v0": "envs.daifugo_v0:env",
     "climbrl/president-v0": "envs.president_v0:env",
@@ -18,8 +30,21 @@ ENV_IDS = {
 
 
 def _register() -> None:
-    import pettingzoo
-
+    if importlib.util.find_spec("pettingzoo") is None:
+        return  # the engines need numpy only; the env modules say what they miss
+    try:
+        import pettingzoo
+    except ImportError:
+        return  # a PettingZoo without its own dependencies: the env modules raise the error
+    if not hasattr(pettingzoo, "register"):
+        version = getattr(pettingzoo, "__version__", "?")
+        warnings.warn(
+            f"pettingzoo {version} has no environment registry (it came in "
+            f"{PETTINGZOO_FLOOR}): the climbrl ids are not registered; "
+            f"pip install 'pettingzoo>={PETTINGZOO_FLOOR}'",
+            stacklevel=3,
+        )
+        return
     for env_id, entry_point in ENV_IDS.items():
         if env_id not in pettingzoo.aec_registry:
             pettingzoo.register("aec", env_id, entry_point=entry_point)

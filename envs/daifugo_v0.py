@@ -10,9 +10,9 @@
 | Action space       | `Discrete(catalog size)`: 7989 with the default rules           |
 | Observation        | `{"observation": Box(float32), "action_mask": Box(int8)}`       |
 
-Daifugo as the seed page plays it: 54 cards, singles, sets and same-suit runs with wild
+Daifugo with its standard rules: 54 cards, singles, sets and same-suit runs with wild
 jokers, and seven switchable house rules (revolution, eight cut, spade three return, lock,
-fall of the capital, jack back, illegal finish). ``../shared/RULES.md`` settles every detail;
+fall of the capital, jack back, illegal finish). ``docs/rules.md`` states every rule and ruling;
 :mod:`envs.daifugo.rules` documents each switch.
 
 ## Arguments
@@ -22,8 +22,8 @@ daifugo_v0.env(players=4, rounds=3, preset="daifugo", render_mode=None,
                reward="centered", illegal_reward=-1, **house_rules)
 ```
 
-* `players`: 3 or 4. `rounds`: rounds in the match, 1..20 (the seed page offers 3, 5, 7).
-* `preset`: `"daifugo"` (seed defaults) or `"president"` (the Western game, 3-8 players).
+* `players`: 3 or 4. `rounds`: rounds in the match, 1..20 (3, 5 and 7 are the usual choices).
+* `preset`: `"daifugo"` (the usual Daifugo defaults, docs/rules.md) or `"president"` (the Western game, 3-8 players).
 * `**house_rules`: any switch of :class:`envs.daifugo.rules.Rules`, e.g. `lock=False`,
   `illegal_finish=True`. Unknown names and impossible combinations raise `ValueError`; a
   switch that is not `True`/`False` (`lock="no"`, `lock=None`) or a count that is not an

@@ -18,7 +18,7 @@ Three players, 54 cards (3..2, black joker `B`, red joker `R`; suits never matte
 landlord takes the kitty, shows it, holds 20 cards and leads; the other two play together as
 peasants. Players beat the last play with a higher play of the same shape, or pass; bombs and
 the rocket beat every shape. The first seat out of cards wins for its side. The rules are
-those of the seed page `shared/seeds/003` with the rulings of `shared/RULES.md`; the engine
+those of `docs/rules.md` (Dou Dizhu section, rulings included); the engine
 is `envs.doudizhu` (pure Python, no PettingZoo).
 
 ## Agents and turns
@@ -105,7 +105,7 @@ column j set when the group holds more than j cards of that rank). Layout
 
 ## Rewards
 
-Given at the end only. `reward="score"` (default): the seed's points divided by the base 10,
+Given at the end only. `reward="score"` (default): the game's points divided by the base 10,
 so the round is worth `bid x 2^k` units (`k` = bombs and rockets played), doubled once more
 for a spring (landlord wins and no peasant played a card) or an anti-spring (peasants win and
 the landlord made only its first play); the landlord gets `+2` or `-2` times that, each peasant

@@ -6,7 +6,7 @@
 | Agents             | `['player_0', ..., 'player_{N-1}']`, 3 to 8                     |
 | Everything else    | as `daifugo_v0` (same engine, same observation and action scheme) |
 
-The Western game of the seed page 001 on the Daifugo engine with the ``president`` preset:
+The Western game (docs/rules.md) on the Daifugo engine with the ``president`` preset:
 3-8 players, one deck up to 5 players and two from 6, 0-2 jokers (default 0; jokers are not
 wild: they play alone or as a pair), singles and sets, passing does not lock you out of the
 trick (`strict_pass=True` for the strict variant), revolution on four of a kind, 2-1 tax,

@@ -6,16 +6,22 @@
 Every player implements :class:`policies.base.Player` (``bind(game)``, then
 ``act(observation, view) -> action id``); :func:`load` finds one by name or checkpoint path
 (:mod:`policies.registry`).
+
+Importing it checks that ``envs`` is climbrl's (:func:`policies.install.check_envs`).
 """
 
 from .base import Player, RandomPlayer, legal_ids
+from .install import check_envs
 from .registry import GAMES, LEVELS, cpu_levels, known_names, load, parse_spec
+
+check_envs()
 
 __all__ = [
     "GAMES",
     "LEVELS",
     "Player",
     "RandomPlayer",
+    "check_envs",
     "cpu_levels",
     "known_names",
     "legal_ids",

@@ -1,6 +1,6 @@
 """Hints: an ordered list of suggested moves for a position, each call the next one.
 
-As the Dou Dizhu seed page has them ("each touch proposes a different move"): the first call
+As docs/rules.md describes them (a different move at each request): the first call
 in a position gives the best move of a scripted ranking, the next call the second best, and so
 on, wrapping around; a new position starts again from the best.
 

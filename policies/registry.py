@@ -5,10 +5,12 @@ Names, per game (``daifugo``, ``president``, ``doudizhu``):
 - ``random``: uniform over the legal moves;
 - ``scripted-easy``, ``scripted-medium``, ``scripted-hard``: the scripted levels;
 - ``easy``, ``medium``, ``hard``: the game's CPU levels, looked up in ``configs/cpus.yaml``
-  (game -> level -> spec), so a level can be pointed at a trained CPU (a relative path there
-  is read from the config's folder: ``hard: ../cpus/daifugo4``);
+  (game -> level -> spec; the shipped copy, :mod:`policies.install`, unless ``config=``
+  names another file), so a level can be pointed at a trained CPU (a relative path there is
+  read from the config's folder: ``hard: ../cpus/daifugo4``);
 - a path (anything with a ``/``, a checkpoint suffix, or an existing file): handed to
-  ``policies.neural.load(path, game)``, the trainer's module.
+  ``policies.neural.load(path, game)``, the trainer's module; ``cpus/NAME``, when the working
+  directory has no such folder, is the shipped CPU of that name (``cpus/daifugo4``).
 
 A spec may carry knobs after colons: ``scripted-hard:rollouts=400:candidates=8``; keyword
 knobs given to :func:`load` win over those in the spec.
@@ -22,13 +24,14 @@ from pathlib import Path
 from typing import Any
 
 from .base import Player, RandomPlayer
+from .install import shipped
 
 GAMES = ("daifugo", "president", "doudizhu")
 LEVELS = ("easy", "medium", "hard")
 SCRIPTED_PREFIX = "scripted-"
 RANDOM = "random"
 CHECKPOINT_SUFFIXES = (".pt", ".pth", ".ckpt", ".onnx")
-CONFIG_PATH = Path(__file__).resolve().parent.parent / "configs" / "cpus.yaml"
+CONFIG_PATH = shipped("configs") / "cpus.yaml"
 #: the scripted family of each game: Daifugo and President share one engine and its bots
 FAMILY = {"daifugo": "policies.daifugo", "president": "policies.daifugo", "doudizhu": "policies.doudizhu"}
 SPEC_SEPARATOR = ":"
@@ -112,7 +115,7 @@ def load(
         family = _family(game)
         player = family.make(name[len(SCRIPTED_PREFIX) :], seed, **knobs)
     elif _is_path(name):
-        player = _load_checkpoint(name, game, seed, knobs)
+        player = _load_checkpoint(_shipped_cpu(name), game, seed, knobs)
     else:
         raise ValueError(
             f"unknown player {name!r} for {game!r}; known names are "
@@ -146,6 +149,15 @@ def _is_path(name: str) -> bool:
         or name.endswith(CHECKPOINT_SUFFIXES)
         or os.path.exists(name)
     )
+
+
+def _shipped_cpu(path: str) -> str:
+    """``cpus/NAME`` with no such folder here: the shipped CPU of that name, if there is one."""
+    wanted = Path(path)
+    packaged = shipped("cpus") / wanted.name
+    if not wanted.exists() and wanted.parent == Path("cpus") and packaged.is_dir():
+        return str(packaged)
+    return path
 
 
 def _load_checkpoint(path: str, game: str, seed: int | None, knobs: dict) -> Player:

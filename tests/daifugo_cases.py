@@ -11,7 +11,7 @@ choice), then checks:
   ``titles``, ``phase``, ``round``, ``received``/``gave`` per seat, ``hands`` per seat).
 
 ``rules`` overrides switches of the preset (``"daifugo"`` unless ``preset`` says otherwise);
-``why`` quotes the ruling being checked (``../shared/RULES.md`` or the seed page).
+``why`` quotes the ruling being checked (``docs/rules.md``).
 """
 
 CASES = [

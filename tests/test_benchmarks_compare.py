@@ -1,5 +1,5 @@
 """Smoke test of ``benchmarks.compare`` with a tiny budget (speed is not asserted), and checks of
-the cross-check's own reading of RULES.md. Peers that are not installed are skipped by the
+the cross-check's own reading of docs/rules.md. Peers that are not installed are skipped by the
 script itself, so this passes with and without them."""
 
 from __future__ import annotations

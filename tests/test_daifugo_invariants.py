@@ -245,7 +245,7 @@ def test_same_seed_and_deal_code_replay(config):
 
 
 def test_thousands_of_games_daifugo_default():
-    """The seed page's game, 4 players, 1,000 rounds, every step checked for card conservation."""
+    """The standard Daifugo game, 4 players, 1,000 rounds, every step checked for card conservation."""
     game = game_for("daifugo", 4, (("rounds", 1),))
     rng = np.random.default_rng(2024)
     for _ in range(1000):

@@ -1,5 +1,5 @@
 """The Dou Dizhu hand evaluator: fewest plays (hand-counted cases and a brute-force check),
-high cards, bombs, and the seed's bid advice."""
+high cards, bombs, and the bid advice of docs/rules.md."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Dou Dizhu players: legality at every level, hidden cards, the seed's Normal and Hard
+"""Dou Dizhu players: legality at every level, hidden cards, the Normal and Hard
 behaviours as cases, the search's position rebuild and hand sampler."""
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """Dou Dizhu rule cases as data: shapes, kicker limits, readings and what beats what.
 
 Each case is ``(hand, pile, play, legal)``: can a player holding ``hand`` put down ``play`` when
-``pile`` is the play to beat (``None``: leading a trick)? The comment says why, citing the seed
-(shared/seeds/003) or RULES.md. A hand and its pile never use more copies of a rank than the
+``pile`` is the play to beat (``None``: leading a trick)? The comment says why, citing
+docs/rules.md. A hand and its pile never use more copies of a rank than the
 deck has. Every case is checked against the move generator and against the catalog's own
 ``beats`` (two independent paths).
 """

@@ -13,7 +13,6 @@ those end to end).
 from __future__ import annotations
 
 import time
-from pathlib import Path
 
 import numpy as np
 import torch
@@ -26,9 +25,8 @@ from .config import make_args
 from .dmc import learn
 from .transport import InlineTransport
 
-CONFIGS = Path(__file__).resolve().parent.parent / "configs"
-CONFIG_OF = {"daifugo": "daifugo4.yaml", "president": "president.yaml",
-             "doudizhu": "doudizhu.yaml"}
+CONFIG_OF = {"daifugo": "daifugo4", "president": "president", "doudizhu": "doudizhu"}
+"""the shipped training config of each game (training.config.find_config)"""
 WARMUP_STEPS = 20
 """actor steps before timing (first weights, first legal-move cache fills)"""
 LEARNER_SHARE = 0.5
@@ -41,7 +39,7 @@ def frames_per_second(game: str, seconds: float, seed: int = 0) -> dict[str, flo
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
-        args = make_args(CONFIGS / CONFIG_OF[game])
+        args = make_args(CONFIG_OF[game])
         engine = make_game(**args.game_kwargs())
         cfg = args.net_config(engine.num_players)
         torch.manual_seed(seed)

@@ -1,7 +1,7 @@
 """The ``climbrl`` command line.
 
-- ``climbrl bench``: environment speed figures (:mod:`benchmarks.daifugo`; ``--compare``:
-  :mod:`benchmarks.compare`);
+- ``climbrl bench``: environment speed figures of every game (:mod:`benchmarks.envs`;
+  ``--compare``: :mod:`benchmarks.compare`);
 - ``climbrl eval``: a duplicate-deal tournament (:mod:`training.evaluate`);
 - ``climbrl play``: a match at the terminal against CPUs (:mod:`training.play`);
 - ``climbrl train --config configs/daifugo4.yaml [--key value ...]`` or ``climbrl train
@@ -71,7 +71,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     parser = argparse.ArgumentParser(prog="climbrl", description="climbrl command line")
     sub = parser.add_subparsers(dest="command", required=True)
-    bench_parser = sub.add_parser("bench", help="print environment speed figures")
+    bench_parser = sub.add_parser(
+        "bench", help="print environment speed figures",
+        description="Random-play speed of every game's engine and env, and legal-move times "
+        "(benchmarks.envs; about a minute), a line per measurement as it finishes. Options "
+        "follow: --seconds S (per measurement, default 1), --repeats N (default 3), --seed N, "
+        "--hands N (Dou Dizhu legal moves), --json FILE; with --compare, those of "
+        "benchmarks.compare (python -m benchmarks.compare --help).")
     bench_parser.add_argument("--compare", action="store_true",
                               help="side by side with RLCard, DouZero and OpenSpiel "
                                    "(benchmarks.compare; its options follow)")
@@ -201,7 +207,7 @@ def _main(argv=None) -> int:
         if args.compare:
             from benchmarks.compare import main as bench
         else:
-            from benchmarks.daifugo import main as bench
+            from benchmarks.envs import main as bench
 
         bench(rest)
         return 0

@@ -1,5 +1,8 @@
 """Training settings from a YAML file plus ``--key value`` overrides on the command line.
 
+A config is a YAML file, or a shipped config by name (``daifugo4`` or ``daifugo4.yaml``: the
+files of ``configs/``, found by :func:`find_config` from any working directory).
+
 Precedence: the :class:`~training.dmc.Args` defaults, then the YAML file, then the command line
 (``--games-per-actor 64`` and ``--games_per_actor=64`` both work; values are read as YAML, so
 ``--rules "{lock: false}"`` and ``--state-layers "[256, 256]"`` work too). Every value is
@@ -23,6 +26,8 @@ from typing import Any
 
 import yaml
 
+from policies.install import shipped
+
 from .dmc import Args
 
 PER_INVOCATION = ("resume", "minutes", "overwrite")
@@ -30,6 +35,9 @@ PER_INVOCATION = ("resume", "minutes", "overwrite")
 checkpoint (``--minutes`` is the budget of each invocation)"""
 FIXED_ON_RESUME = ("game", "run_name", "runs_dir")
 """what a resumed run cannot change: it keeps its game and continues in its folder"""
+CONFIG_SUFFIX = ".yaml"
+#: in configs/ but not a training config: the CPU levels of policies.registry
+NOT_TRAINING = ("cpus",)
 
 
 def _fields() -> dict[str, dataclasses.Field]:
@@ -120,6 +128,27 @@ def parse_overrides(tokens: list[str]) -> dict[str, Any]:
     return out
 
 
+def shipped_configs() -> dict[str, Path]:
+    """The shipped training configs, name -> file (``{"daifugo4": .../daifugo4.yaml, ...}``)."""
+    files = sorted(shipped("configs").glob("*" + CONFIG_SUFFIX))
+    return {f.stem: f for f in files if f.stem not in NOT_TRAINING}
+
+
+def find_config(config: str | Path) -> Path:
+    """The file of a training config: an existing path, else the shipped config of that name
+    (``daifugo4``, ``daifugo4.yaml``, or ``configs/daifugo4.yaml`` where no such file is
+    here). Anything else raises ``ValueError`` naming it and the shipped names."""
+    path = Path(config)
+    if path.is_file():
+        return path
+    shipped_files = shipped_configs()
+    name = path.name.removesuffix(CONFIG_SUFFIX)
+    if path.parent in (Path("."), Path(shipped("configs").name)) and name in shipped_files:
+        return shipped_files[name]
+    raise ValueError(f"no training config {str(config)!r}: not a file, nor a shipped config "
+                     f"({', '.join(shipped_files)})")
+
+
 def load_yaml(path: str | Path) -> dict[str, Any]:
     with open(path) as f:
         data = yaml.safe_load(f) or {}
@@ -137,6 +166,9 @@ def make_args(config: str | None = None, overrides: list[str] | dict | None = No
     """Args from a YAML file and overrides, checked; with ``resume`` among the overrides, the
     resumed run's recorded settings replace the file's (all but :data:`PER_INVOCATION`), and
     overriding one of :data:`FIXED_ON_RESUME` with another value is refused."""
+    """Args from a config (a YAML file or a shipped name, :func:`find_config`) and overrides;
+    with ``resume`` among the overrides, the resumed run's recorded settings replace the
+    file's."""
     extra = parse_overrides(overrides) if isinstance(overrides, list) else dict(overrides or {})
     unknown = set(extra) - set(_fields())
     if unknown:
@@ -160,3 +192,5 @@ def make_args(config: str | None = None, overrides: list[str] | dict | None = No
     args = Args(**{**base, **extra})
     check_types(args)
     return args
+        base = load_yaml(find_config(config)) if config else {}
+    return Args(**{**base, **extra})

@@ -18,13 +18,19 @@ import warnings
 from typing import Any
 
 import numpy as np
-from gymnasium import spaces
-from gymnasium.utils import EzPickle
-from pettingzoo import AECEnv
-from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
+from .. import PETTINGZOO_FLOOR
 from .checks import as_action, as_int, as_real, as_seed
 from .game import Game, IllegalActionError, State
+
+try:
+    from gymnasium import spaces
+    from gymnasium.utils import EzPickle
+    from pettingzoo import AECEnv
+    from pettingzoo.utils.wrappers import OrderEnforcingWrapper
+except ImportError as err:  # the engines work without them; the environments do not
+    raise ImportError(f"the climbrl environments need gymnasium and pettingzoo>={PETTINGZOO_FLOOR} "
+                      f"({err}); the engines envs.daifugo and envs.doudizhu need numpy only") from err
 
 
 class IllegalMoveWarning(UserWarning):

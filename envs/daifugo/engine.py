@@ -3,8 +3,8 @@
 :class:`DaifugoGame` holds the fixed facts of one :class:`~envs.daifugo.rules.Rules` (catalog,
 observation layout, deal-code tag) and makes :class:`DaifugoState` objects. A state is one
 position of a match; ``legal_actions()`` lists catalog ids, ``apply(id)`` plays one for the
-seat to move, ``clone()`` copies it cheaply for search. The rulings followed are those of
-``../shared/RULES.md``; the comments name the rule each branch implements.
+seat to move, ``clone()`` copies it cheaply for search. The rules and rulings followed are
+those of ``docs/rules.md``; the comments name the rule each branch implements.
 
 Turn flow. A match is ``rules.rounds`` rounds. A round starts with the deal; from round 2 the
 lower places give their strongest cards automatically and the higher places choose cards to

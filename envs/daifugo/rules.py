@@ -1,14 +1,14 @@
 """The rules config of Daifugo and President: one frozen, validated dataclass with presets.
 
-Every house rule is a switch. ``Rules.preset("daifugo", players=4)`` gives the seed page's
-defaults; ``Rules.preset("president", players=6)`` the Western game; keyword overrides switch
+Every house rule is a switch. ``Rules.preset("daifugo", players=4)`` gives the standard
+Daifugo rules (docs/rules.md); ``Rules.preset("president", players=6)`` the Western game; keyword overrides switch
 single rules (``Rules.preset("daifugo", lock=False)``). Combinations the engine cannot play
 faithfully are refused with a ``ValueError`` that says why; a value of the wrong type (a switch
 that is not ``True``/``False``, such as ``lock="no"`` or ``lock=None``; a count that is a float,
 a bool or a string) with a ``TypeError`` naming the option and the value.
 
 =====================  =========================================================================
-switch                 meaning (``../shared/RULES.md`` has the full rulings)
+switch                 meaning (``docs/rules.md`` has the full rules and rulings)
 =====================  =========================================================================
 players, rounds        table size (3-8) and rounds in the match (1..``MAX_ROUNDS`` = 20)
 decks, jokers          1 or 2 packs of 52; 0, 1 or 2 jokers
@@ -33,7 +33,7 @@ later_leader           ``"last_place"`` or ``"top_place"`` leads rounds 2+
 later_dealing          ``"random"`` first seat dealt, or ``"after_last_place"`` (the Scum deals)
 =====================  =========================================================================
 
-Rulings this engine adds where the seed pages and ``RULES.md`` are silent:
+Rulings this engine adds where the usual rules are silent (all in ``docs/rules.md``):
 
 - Jack back toggles on every play with a real J, so two such plays on one pile cancel.
 - Illegal finish judges "a 2 (a 3 when reversed)" by the order in force before the play.
@@ -42,7 +42,7 @@ Rulings this engine adds where the seed pages and ``RULES.md`` are silent:
 - Skip on equal rank applies to singles and sets of the pile's number (never to jokers).
 - President with 3 players: titles President / Neutral / Scum, points +3/0/-3, and the Scum
   gives its 2 best cards to the President (the 2-1 tax without a Vice pair).
-- President's default deck has no jokers (the seed page's standard 52 cards); ``jokers=1|2``
+- President's default deck has no jokers (the standard 52 cards); ``jokers=1|2``
   adds them, and they are never wild there.
 - The lock needs one deck and same-suit runs (suits of two decks or mixed runs are ambiguous).
 """
@@ -57,11 +57,11 @@ from ..core.checks import as_bool, as_int, as_str
 from .cards import CARDS_PER_DECK, NUM_RANKS
 
 MIN_PLAYERS, MAX_PLAYERS = 3, 8
-#: most rounds in a match (the seed page offers 3, 5 or 7; the observation grows with them)
+#: most rounds in a match (the table offers 3, 5 or 7; the observation grows with them)
 MAX_ROUNDS = 20
 MIN_RUN = 3
 REVOLUTION_SIZE = 4
-#: President's seed page: one pack up to 5 players, two packs from 6.
+#: President (docs/rules.md): one pack up to 5 players, two packs from 6.
 PRESIDENT_ONE_DECK_MAX_PLAYERS = 5
 
 DAIFUGO_TITLES = {
@@ -81,7 +81,7 @@ def president_titles(players: int) -> tuple[str, ...]:
 
 
 def president_points(players: int) -> tuple[int, ...]:
-    """+3/+2/0/-2/-3 from the seed page; with 3 players there is no Vice (+3/0/-3)."""
+    """+3/+2/0/-2/-3 (docs/rules.md); with 3 players there is no Vice (+3/0/-3)."""
     if players == 3:
         return (3, 0, -3)
     return (3, 2, *(0,) * (players - 4), -2, -3)
@@ -145,7 +145,7 @@ class Rules:
     later_leader: str = "last_place"
     later_dealing: str = "random"
 
-    #: The seven switchable house rules of the Daifugo seed page.
+    #: The seven switchable house rules of Daifugo (docs/rules.md).
     HOUSE_RULES = (
         "revolution",
         "eight_cut",
@@ -267,7 +267,7 @@ def _daifugo(players: int | None) -> Rules:
     players = 4 if players is None else players
     if players not in DAIFUGO_TITLES:
         raise ValueError(
-            f"the daifugo preset is for 3 or 4 players (seed page), got {players}; "
+            f"the daifugo preset is for 3 or 4 players, got {players}; "
             "use preset='president' for 3-8"
         )
     return Rules(

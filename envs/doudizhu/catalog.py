@@ -7,7 +7,7 @@ airplane of 4 trios (main 3), an airplane of 3 trios 333444555 with single kicke
 the policy never has to choose between readings; the engine lets a play beat the pile when any
 of its readings does (see :meth:`Catalog.beats`).
 
-Shapes (RULES.md, Dou Dizhu section)::
+Shapes (docs/rules.md, Dou Dizhu section)::
 
     kind              body                     kickers                 length
     single            1 card, any rank         -                       1
@@ -407,7 +407,7 @@ class Catalog:
     # -- comparisons -------------------------------------------------------------------------
 
     def beats(self, action: int, pile: int) -> bool:
-        """Whether play ``action`` beats play ``pile`` (RULES.md): the rocket beats everything,
+        """Whether play ``action`` beats play ``pile`` (docs/rules.md): the rocket beats everything,
         a bomb beats every non-bomb and lower bombs, otherwise some reading of ``action`` must
         share kind and length with a reading of ``pile`` and have a higher main rank."""
         if pile == self.ROCKET:

@@ -1,7 +1,7 @@
 """The Dou Dizhu rules engine: a :class:`DoudizhuGame` (fixed facts) and its :class:`DoudizhuState`
 (one position), implementing :mod:`envs.core.game`. Pure Python and numpy.
 
-Rules: ``shared/seeds/003`` and the Dou Dizhu section of ``shared/RULES.md``. In short:
+Rules: the Dou Dizhu section of ``docs/rules.md``. In short:
 
 * 54 cards, 17 to each seat and 3 to the kitty. The RNG draws the first bidder; each seat bids
   once in seat order: pass or 1/2/3 above the highest bid. A 3 ends bidding at once; otherwise
@@ -99,9 +99,9 @@ class DoudizhuConfig:
     """The rules config (recorded in checkpoints through ``DoudizhuGame.config_dict``)."""
 
     reward: str = "score"
-    """``"score"``: the seed's points / ``base_points`` at the end; ``"win"``: +1 / -1 by side."""
+    """``"score"``: the game's points / ``base_points`` at the end; ``"win"``: +1 / -1 by side."""
     base_points: int = 10
-    """The seed's base: a round is worth ``base_points x bid x multiplier`` points."""
+    """The base of the score: a round is worth ``base_points x bid x multiplier`` points."""
     max_redeals: int = 16
     """Redeals allowed after all-pass bidding; one more all-pass ends the episode unscored."""
     history_length: int = 15
@@ -688,11 +688,11 @@ class DoudizhuGame:
         None), ``hand``, ``first_bidder``, ``bids`` (per seat: None not yet, 0 pass, 1..3),
         ``landlord`` and ``bid`` (None/0 while bidding), ``kitty`` (text once public, else None),
         ``cards_left`` and ``played`` (per seat), ``unseen`` (cards neither in the hand nor
-        played: the seed's card counter), ``pile`` and ``pile_owner`` (None when leading),
+        played: the card counter), ``pile`` and ``pile_owner`` (None when leading),
         ``trick`` (per seat, its latest action in this trick or None), ``history`` (list of
         ``[seat, text]`` plays and passes of this deal), ``bombs``, ``multiplier`` (the round's
         ``2^bombs`` so far), ``redeals``, ``legal`` (texts, only for the seat to move),
-        ``advice`` (the seed's bid advice line, only for the seat to bid) and, once over,
+        ``advice`` (the bid advice line of docs/rules.md, only for the seat to bid) and, once over,
         ``result`` (its ``deal`` is the deal code) and ``hands`` (every seat's remaining cards).
 
         Nothing in it depends on another seat's hidden cards: the deal code, which is the whole

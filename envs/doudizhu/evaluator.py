@@ -1,5 +1,5 @@
 """Hand evaluation for bidding and for bots: the fewest plays that empty a hand, high cards,
-bombs, and the seed's bid advice ("3 high cards, 0 bombs, about 7 moves -> bid 1").
+bombs, and the bid advice of docs/rules.md ("3 high cards, 0 bombs, about 7 moves -> bid 1").
 
 :meth:`HandEvaluator.min_plays` is exact. It searches the hand's own plays depth first with
 memoisation on the remaining cards, branching only on plays that hold the hand's lowest rank
@@ -7,10 +7,10 @@ memoisation on the remaining cards, branching only on plays that hold the hand's
 stops a branch as soon as it cannot beat the best count found so far. Hands are card text
 (``"33344BR"``) or packed rank counts.
 
-The bid rule follows the seed's advice ("count your high cards -- jokers, 2s and bombs -- and
+The bid rule follows the advice of docs/rules.md ("count your high cards -- jokers, 2s and bombs -- and
 how many plays you need; with few high cards and many plays, do not become landlord"):
 ``strength = high_cards + 2 * bombs - moves``; bid 3 from ``BID_THRESHOLDS[3]`` up, 2 from
-``BID_THRESHOLDS[2]``, 1 from ``BID_THRESHOLDS[1]``, otherwise pass. The seed's example (3 high
+``BID_THRESHOLDS[2]``, 1 from ``BID_THRESHOLDS[1]``, otherwise pass. The example there (3 high
 cards, 0 bombs, 7 moves: strength -4) gives bid 1.
 """
 
@@ -57,7 +57,7 @@ class HandValue:
         return self.high_cards + BOMB_WEIGHT * self.bombs - self.moves
 
     def advice(self, bid: int) -> str:
-        """The seed's status line, e.g. ``"3 high cards, 0 bombs, about 7 moves -> bid 1"``."""
+        """The bid advice line (docs/rules.md), e.g. ``"3 high cards, 0 bombs, about 7 moves -> bid 1"``."""
         action = "pass" if bid == 0 else f"bid {bid}"
         cards = "card" if self.high_cards == 1 else "cards"
         bombs = "bomb" if self.bombs == 1 else "bombs"

@@ -4,7 +4,7 @@ Everything is seat-relative: ``relative seat`` 0 is the observer, 1 the next sea
 it, 2 the seat before it. Groups of cards are ``(15, 4)`` thermometers: row ``r`` is rank ``r``
 (``3456789TJQKA2BR``), column ``j`` is 1 when the group holds more than ``j`` cards of it. All
 values lie in ``[0, 1]``. Nothing private to another seat is written: other hands appear only
-as counts, and the card counter ``unseen`` follows the seed (cards neither in the observer's
+as counts, and the card counter ``unseen`` follows docs/rules.md (cards neither in the observer's
 hand nor played).
 
 ==================  ==============  ======================================================

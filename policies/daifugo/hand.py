@@ -4,7 +4,7 @@ Strength of a rank depends on the order in force: in the normal order rank index
 0, 2 is 12) has strength ``r``; reversed (revolution XOR jack back) it has ``12 - r``; jokers
 alone have :data:`JOKER_STRENGTH` in both. A *group* is a play that empties part of a hand in
 one go (a set, a run or a single); :func:`count_groups` estimates how few groups a hand splits
-into, the number of turns it needs when it leads every time. The seed's strategy tips are
+into, the number of turns it needs when it leads every time. The strategy tips of docs/rules.md are
 written in these terms: fewer groups is better (do not break sets), play the weakest groups
 first, keep the *controls* (2s, jokers and, with the eight cut, 8s) to retake the lead.
 """
@@ -137,7 +137,7 @@ def count_groups(shape: HandShape, runs: bool, suited_runs: bool) -> int:
 
 def revolution_gain(shape: HandShape, reversed_: bool) -> int:
     """How much stronger the hand's real cards get if the order turns over (negative: weaker):
-    the seed's tip, a revolution is worth it with many weak cards and few strong ones."""
+    the tip of docs/rules.md, a revolution is worth it with many weak cards and few strong ones."""
     gain = 0
     for r, c in enumerate(shape.counts):
         if c:

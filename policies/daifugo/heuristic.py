@@ -1,7 +1,7 @@
 """Rule-based Daifugo / President players: ``easy`` and ``medium``, and the move ranking the
 hints and the ``hard`` player's candidate list use.
 
-``medium`` follows the seed page's strategy tips (002), move by move:
+``medium`` follows the strategy tips of docs/rules.md, move by move:
 
 - *play weak cards while you lead, as a set or a run*: a move costs the number of groups the
   hand keeps after it (:func:`~policies.daifugo.hand.count_groups`) plus the strength of its
@@ -19,8 +19,8 @@ hints and the ``hard`` player's candidate list use.
   controls).
 
 ``easy`` plays the weakest legal move that beats the pile, never holds back, leads its weakest
-single and, one move in four, plays a uniformly random legal move instead (the seed's "makes
-mistakes").
+single and, one move in four, plays a uniformly random legal move instead ("makes mistakes",
+docs/rules.md).
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from envs.daifugo.engine import DaifugoGame
 from ..base import EasyMistakes, Player, Weights, legal_ids
 from .hand import HandShape, MoveFacts, count_groups, is_control_move, revolution_gain
 
-#: opponents with this many cards or fewer are about to finish (the seed's "1 or 2 cards")
+#: opponents with this many cards or fewer are about to finish (docs/rules.md: "one or two cards")
 BLOCK_CARDS = 2
 #: a hand of this many groups or fewer is "near the end": controls may be spent
 ENDGAME_GROUPS = 2
@@ -78,7 +78,7 @@ class DaifugoBot(Player):
 
 
 class MediumPlayer(DaifugoBot):
-    """The seed's strategy tips as a move score (see the module docstring)."""
+    """The strategy tips of docs/rules.md as a move score (see the module docstring)."""
 
     name = "scripted-medium"
 

@@ -1,5 +1,5 @@
-"""The ``hard`` Daifugo / President player: determinized Monte Carlo, as the seed page's Hard
-computer and the UECda programs play.
+"""The ``hard`` Daifugo / President player: determinized Monte Carlo, as the Hard level of
+docs/rules.md and the UECda programs play.
 
 Each decision:
 

@@ -1,4 +1,4 @@
-"""Scripted Dou Dizhu players after the seed's CPU levels: ``easy``, ``medium``, ``hard``
+"""Scripted Dou Dizhu players after the CPU levels of docs/rules.md: ``easy``, ``medium``, ``hard``
 (:mod:`.heuristic`), and the terminal table text (:mod:`.talk`)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Scripted Dou Dizhu players, after the CPU levels of the seed page (003):
+"""Scripted Dou Dizhu players, after the CPU levels described in docs/rules.md:
 
 - ``easy`` ("Fácil": makes mistakes, barely cooperates): plays the weakest play that beats the
   pile whoever made it, leads its weakest card, bids by the hand evaluator; one move in four
@@ -91,7 +91,7 @@ class DoudizhuBot(Player):
         return super().bind(game)
 
     def bid(self, view, legal: list[int]) -> int:
-        """The evaluator's advice (the seed's status line) as a legal bid action."""
+        """The evaluator's advice (the bid advice line of docs/rules.md) as a legal bid action."""
         hand = parse(view["hand"])
         high = max((b for b in view["bids"] if b), default=0)
         action = self.cat.bid_action(self.evaluator.recommend_bid(hand, high))

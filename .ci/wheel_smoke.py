@@ -1,0 +1,148 @@
+"""Smoke test of an installed climbrl wheel, run from a folder outside the repository.
+
+    python .ci/wheel_smoke.py WORKDIR
+
+with the Python of a virtualenv that installed the wheel (``climbrl[train,export]``). It
+checks that the code and the shipped files come from the installation (not a checkout),
+loads every player name of each game and plays a game with them, plays a game with each
+shipped CPU, trains for a few seconds from a shipped config given by name, and plays
+``climbrl play`` at the terminal to the end of a match, answering every prompt with the
+first legal move (``moves``, then that move). Prints one line per check; exits 1 at the first
+failure.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import select
+import subprocess
+import sys
+import sysconfig
+import time
+from pathlib import Path
+
+PLAY_SECONDS = 300
+PROMPT = "> "
+LEGAL = re.compile(r"legal moves: (.*)")
+
+
+def check(ok: bool, what: str) -> None:
+    if not ok:
+        print(f"FAIL: {what}", flush=True)
+        sys.exit(1)
+    print(f"ok: {what}", flush=True)
+
+
+def installed_layout() -> None:
+    import envs
+    import policies
+    from policies.install import shipped
+
+    site = Path(sysconfig.get_paths()["purelib"]).resolve()
+    for module in (envs, policies):
+        check(Path(module.__file__).resolve().is_relative_to(site), f"{module.__name__} from {site}")
+    for folder in ("configs", "cpus"):
+        path = shipped(folder)
+        check(path.resolve().is_relative_to(site / "policies"), f"shipped {folder} at {path}")
+    check(not (site / "configs").exists() and not (site / "cpus").exists(),
+          "no top-level configs/ or cpus/ in site-packages")
+    # cpus.yaml may point a level at a CPU by a path relative to its own folder
+    check((shipped("configs") / ".." / "cpus" / "daifugo4" / "cpu.json").is_file(),
+          "../cpus/daifugo4 from the shipped cpus.yaml is the shipped CPU")
+
+
+def every_level() -> None:
+    import policies
+    from training.evaluate import make_env, play_game
+
+    for game, table in (("daifugo", 4), ("president", 4), ("doudizhu", 3)):
+        names = policies.known_names(game)
+        env = make_env(game, table, 1, {})
+        env.reset(seed=0)
+        players = [policies.load(game, name, seed=i) for i, name in enumerate(names)]
+        for start in range(0, len(players), table):
+            lineup = (players[start:] + players)[:table]
+            play_game(env, lineup, env.unwrapped.deal_code)
+        check(True, f"{game}: every name plays ({', '.join(names)})")
+
+
+def shipped_cpus() -> None:
+    import policies
+    from training.evaluate import make_env, play_game
+
+    for game, cpu, table, rounds in (("daifugo", "cpus/daifugo4", 4, 3), ("doudizhu", "cpus/doudizhu", 3, None)):
+        env = make_env(game, table, rounds, {})
+        env.reset(seed=1)
+        lineup = [policies.load(game, cpu, seed=0)] + [policies.load(game, "random", seed=s) for s in range(1, table)]
+        outcome = play_game(env, lineup, env.unwrapped.deal_code)
+        check(bool(outcome), f"shipped CPU {cpu} plays a {game} match")
+
+
+def climbrl(*args: str, **kwargs) -> subprocess.CompletedProcess:
+    exe = Path(sys.executable).with_name("climbrl")
+    return subprocess.run([str(exe), *args], capture_output=True, text=True, **kwargs)
+
+
+def train(work: Path) -> None:
+    runs = work / "runs"
+    done = climbrl("train", "--config", "daifugo4", "--minutes", "0.05", "--actors", "0",
+                   "--runs-dir", str(runs), "--run-name", "smoke", "--eval-every-frames", "0",
+                   "--progress", "false")
+    check(done.returncode == 0 and (runs / "smoke" / "checkpoint.pt").is_file(),
+          f"climbrl train --config daifugo4 wrote {runs / 'smoke' / 'checkpoint.pt'}"
+          + ("" if done.returncode == 0 else f"\n{done.stdout}\n{done.stderr}"))
+    missing = climbrl("train", "--config", "nope", "--minutes", "0.01")
+    check(missing.returncode != 0 and "daifugo4" in missing.stderr,
+          "climbrl train --config nope fails naming the shipped configs")
+
+
+def play(game: str, cpus: str, *extra: str) -> None:
+    """``climbrl play`` through pipes: at each prompt ask ``moves``, then play the first."""
+    exe = Path(sys.executable).with_name("climbrl")
+    proc = subprocess.Popen([str(exe), "play", "--game", game, "--cpus", cpus, "--seed", "0", *extra],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    out, pending, moves = "", "", 0
+    deadline = time.monotonic() + PLAY_SECONDS
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([proc.stdout], [], [], 1.0)
+        if not ready:
+            if proc.poll() is not None:
+                break
+            continue
+        chunk = os.read(proc.stdout.fileno(), 65536).decode()
+        if not chunk:
+            break
+        out += chunk
+        pending += chunk
+        if not pending.endswith(PROMPT):
+            continue
+        found = LEGAL.findall(pending)
+        answer = found[-1].split(" | ")[0] if found else "moves"
+        moves += answer != "moves"
+        pending = ""
+        proc.stdin.write((answer + "\n").encode())
+        proc.stdin.flush()
+    else:
+        proc.kill()
+        check(False, f"climbrl play --game {game} finished within {PLAY_SECONDS} s")
+    rc = proc.wait()
+    check(rc == 0 and moves > 0 and "Traceback" not in out,
+          f"climbrl play --game {game} --cpus {cpus} played {moves} moves to the end"
+          + ("" if rc == 0 else f"\n{out[-3000:]}"))
+
+
+def main() -> None:
+    work = Path(sys.argv[1]).resolve()
+    os.chdir(work)
+    installed_layout()
+    every_level()
+    shipped_cpus()
+    train(work)
+    play("daifugo", "hard,medium,medium", "--rounds", "1")
+    play("doudizhu", "medium,hard")
+    print("wheel smoke: all checks passed")
+
+
+if __name__ == "__main__":
+    main()
