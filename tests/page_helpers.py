@@ -1,0 +1,162 @@
+"""Browser tests of the table page: a real `climbrl serve` on a loopback port and Debian's
+headless Chromium driven by Playwright, as a person would (roles and labels, not CSS paths).
+
+Fixtures (import them into a test module):
+
+- ``table_server``: ``climbrl serve`` on a free loopback port with a temporary ``--db``; its
+  base URL. Module scope; ``SERVE_ARGS`` in the module adds options (``["--grace", "1"]``).
+- ``browser``: one headless Chromium for the module.
+- ``new_page``: ``new_page(context=None) -> Page``; every page fails the test on a console
+  error or an uncaught exception.
+
+Skips with the reason when Playwright or ``/usr/bin/chromium`` is missing (``.ci/run``
+installs both).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+#: How long one step of a game may take to show (a move, a CPU reply); CPUs play at once.
+STEP_MS = 15_000
+
+try:
+    from playwright.sync_api import Page, expect, sync_playwright
+except ImportError:  # pragma: no cover - the skip below says why
+    sync_playwright = None
+    Page = expect = None
+
+
+def _skip_reason() -> str | None:
+    if sync_playwright is None:
+        return "playwright is not installed (pip install -e '.[test]')"
+    if not Path(CHROMIUM).exists():
+        return f"{CHROMIUM} is missing (apt-get install chromium)"
+    return None
+
+
+requires_browser = pytest.mark.skipif(_skip_reason() is not None, reason=_skip_reason() or "")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_server(tmp: Path, *extra: str) -> tuple[subprocess.Popen, str]:
+    port = free_port()
+    log = open(tmp / "serve.log", "w")
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONUNBUFFERED": "1"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "training.cli", "serve", "--host", "127.0.0.1", "--port", str(port),
+         "--db", str(tmp / "rooms.db"), *extra],
+        stdout=log, stderr=subprocess.STDOUT, env=env,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"climbrl serve exited: {(tmp / 'serve.log').read_text()[-2000:]}")
+        try:
+            with urllib.request.urlopen(url + "/healthz", timeout=1) as r:
+                if r.status == 200:
+                    return proc, url
+        except OSError:
+            time.sleep(0.2)
+    proc.kill()
+    raise RuntimeError("climbrl serve did not answer /healthz within 60 s")
+
+
+@pytest.fixture(scope="module")
+def table_server(request, tmp_path_factory):
+    extra = getattr(request.module, "SERVE_ARGS", [])
+    tmp = tmp_path_factory.mktemp("serve")
+    proc, url = start_server(tmp, *extra)
+    yield url
+    proc.terminate()
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    reason = _skip_reason()
+    if reason:
+        pytest.skip(reason)
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def new_page(browser):
+    errors: list[str] = []
+    contexts = []
+
+    def make(context=None) -> Page:
+        if context is None:
+            context = browser.new_context(viewport={"width": 1360, "height": 900})
+            contexts.append(context)
+        page = context.new_page()
+        page.set_default_timeout(STEP_MS)
+        page.on("console", lambda m: errors.append(f"console: {m.text}") if m.type == "error" else None)
+        page.on("pageerror", lambda e: errors.append(f"page error: {e}"))
+        return page
+
+    make.errors = errors
+    yield make
+    for c in contexts:
+        c.close()
+    assert not errors, "the page logged errors:\n" + "\n".join(errors)
+
+
+# ------------------------------------------------------------------------------ page actions
+
+
+def region(page: Page, name: str):
+    return page.get_by_role("region", name=name)
+
+
+def controls(page: Page):
+    """The "Button controls" panel."""
+    return region(page, "Button controls")
+
+
+def start_game(page: Page, url: str, game: str, mode_button: str, players: int | None = None,
+               rounds: int | None = None, rules: dict[str, bool] | None = None, name: str | None = None) -> None:
+    """Opens the lobby, picks the options and presses the mode's button (e.g. "Easy")."""
+    page.goto(url + "/")
+    page.get_by_role("radio", name=re.compile(game, re.I)).check()
+    if players:
+        page.get_by_role("group", name="Players").get_by_role("radio", name=str(players), exact=True).check()
+    if rounds:
+        page.get_by_role("radio", name=str(rounds), exact=True).check()
+    for rule, on in (rules or {}).items():
+        box = page.get_by_role("checkbox", name=re.compile(rule, re.I))
+        box.set_checked(on)
+    if name:
+        page.get_by_label("Your name").fill(name)
+    page.get_by_label("How fast the computer plays").select_option(label="Instant")
+    page.get_by_role("button", name=mode_button, exact=True).click()
