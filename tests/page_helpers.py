@@ -152,11 +152,114 @@ def start_game(page: Page, url: str, game: str, mode_button: str, players: int |
     if players:
         page.get_by_role("group", name="Players").get_by_role("radio", name=str(players), exact=True).check()
     if rounds:
-        page.get_by_role("radio", name=str(rounds), exact=True).check()
+        page.get_by_role("group", name=re.compile("Rounds|Deals")).get_by_role("radio", name=str(rounds), exact=True).check()
     for rule, on in (rules or {}).items():
         box = page.get_by_role("checkbox", name=re.compile(rule, re.I))
         box.set_checked(on)
     if name:
-        page.get_by_label("Your name").fill(name)
+        page.get_by_role("textbox", name="Your name").fill(name)
     page.get_by_label("How fast the computer plays").select_option(label="Instant")
     page.get_by_role("button", name=mode_button, exact=True).click()
+
+
+def table(page: Page):
+    return page.get_by_role("region", name="Table", exact=True)
+
+
+def result_dialog(page: Page):
+    return page.get_by_role("dialog").filter(has=page.get_by_role("heading"))
+
+
+def wait_turn_or_dialog(page: Page, timeout: float = STEP_MS) -> str:
+    """Waits until it is this page's turn ("turn") or a dialog is up ("dialog")."""
+    turn = controls(page).get_by_text(re.compile(r"^Your turn"))
+    dialog = page.get_by_role("dialog")
+    expect(turn.or_(dialog).first).to_be_visible(timeout=timeout)
+    return "dialog" if dialog.first.is_visible() else "turn"
+
+
+def play_by_mouse(page: Page) -> str:
+    """One decision with the mouse on the table: the first card that makes a play alone, else
+    pass; in the exchange, the first cards that can be given. Returns what it did."""
+    board = table(page)
+    hand = board.get_by_role("toolbar", name=re.compile(r"^Your hand"))
+    give = board.get_by_role("button", name="Give", exact=True)
+    cards = hand.get_by_role("button")
+    if give.count():
+        for i in range(cards.count()):
+            if give.is_enabled():
+                break
+            if cards.nth(i).is_enabled():
+                cards.nth(i).click()
+        give.click()
+        return "give"
+    play = board.get_by_role("button", name="Play", exact=True)
+    for i in range(cards.count()):
+        card = cards.nth(i)
+        if not card.is_enabled():
+            continue
+        card.click()
+        expect(card).to_have_attribute("aria-pressed", "true")
+        if play.is_enabled():
+            play.click()
+            return "play"
+        card.click()
+    board.get_by_role("button", name="Pass", exact=True).click()
+    return "pass"
+
+
+def focused(locator) -> bool:
+    return locator.evaluate("e => e === document.activeElement")
+
+
+def tab_to(page: Page, locator, limit: int = 150) -> None:
+    """Presses Tab (or Shift+Tab, towards the target) until ``locator`` has the focus."""
+    before = locator.evaluate(
+        "e => !!(document.activeElement && document.activeElement !== document.body &&"
+        " (e.compareDocumentPosition(document.activeElement) & Node.DOCUMENT_POSITION_FOLLOWING))")
+    key = "Shift+Tab" if before else "Tab"
+    for _ in range(limit):
+        if focused(locator):
+            return
+        page.keyboard.press(key)
+    raise AssertionError(f"Tab never reached {locator}")
+
+
+def assert_focus_visible(page: Page) -> None:
+    style = page.evaluate("() => getComputedStyle(document.activeElement).outlineStyle")
+    assert style not in ("none", ""), f"the focused control has no visible outline ({style})"
+
+
+def play_by_keyboard(page: Page) -> str:
+    """One decision with the keyboard alone, in the "Button controls" panel."""
+    panel = controls(page)
+    cards = panel.get_by_role("group", name="Your cards").get_by_role("button")
+    give = panel.get_by_role("button", name="Give", exact=True)
+    if give.count():
+        for i in range(cards.count()):
+            if give.is_enabled():
+                break
+            if cards.nth(i).is_enabled():
+                tab_to(page, cards.nth(i))
+                page.keyboard.press("Space")
+        tab_to(page, give)
+        page.keyboard.press("Enter")
+        return "give"
+    play = panel.get_by_role("button", name="Play", exact=True)
+    for i in range(cards.count()):
+        card = cards.nth(i)
+        if not card.is_enabled():
+            continue
+        tab_to(page, card)
+        assert_focus_visible(page)
+        page.keyboard.press("Space")
+        expect(card).to_have_attribute("aria-pressed", "true")
+        if play.is_enabled():
+            tab_to(page, play)
+            page.keyboard.press("Enter")
+            return "play"
+        page.keyboard.press("Space")
+        expect(card).to_have_attribute("aria-pressed", "false")
+    tab_to(page, panel.get_by_role("button", name="Pass", exact=True))
+    page.keyboard.press("Enter")
+    return "pass"

@@ -24,6 +24,8 @@ const ui = {
   giveQueue: [],
   hint: null,
   drag: null,
+  said: {},
+  sentAt: null,
 };
 
 const app = {
@@ -75,6 +77,8 @@ function say(text) {
 
 const banners = [];
 function banner(text) {
+  // at a fast table keep only the latest few signs
+  if (banners.length > 2) banners.splice(1, banners.length - 2);
   banners.push(text);
   if (banners.length === 1) nextBanner();
 }
@@ -106,7 +110,8 @@ function who(seat, opts = {}) {
   const s = st.seats[seat];
   const mine = app.mode !== "local" && st.seat === seat;
   if (mine && !opts.tag) return "You";
-  return mine ? `${s.name} (you)` : s.name;
+  if (mine && s.name !== "You") return `${s.name} (you)`;
+  return s.name;
 }
 
 // ------------------------------------------------------------------------------ connection
@@ -183,13 +188,27 @@ function joined(j) {
 
 function onMessage(msg) {
   if (msg.type === "state") onState(msg);
-  else if (msg.type === "error") toast(msg.message);
+  else if (msg.type === "error") {
+    toast(msg.message);
+    if (ui.sentAt !== null && app.st) {
+      // the move was refused: the turn is still ours
+      ui.sentAt = null;
+      app.st.waiting = false;
+      app.st.your_turn = app.st.mine;
+      render();
+    }
+  }
 }
 
 // ------------------------------------------------------------------------------ state
 
 function onState(st) {
   const prev = app.st;
+  // a move sent on version v waits for the table's answer (a newer version)
+  if (ui.sentAt !== null && st.v !== ui.sentAt) ui.sentAt = null;
+  st.mine = st.your_turn;
+  st.waiting = ui.sentAt !== null && st.v === ui.sentAt;
+  if (st.waiting) st.your_turn = false;
   app.st = st;
   if (st.started === false) {
     showRoom(st);
@@ -230,6 +249,11 @@ function onEvent(st, ev) {
   if (d.banner) banner(d.banner);
   if (ev.type === "give" && ev.cards && ev.to === st.seat) for (const c of ev.cards) ui.fresh.add(c.id);
   if (ev.type === "start") ui.fresh.clear();
+  // what each seat last did on this pile, shown by its name tag
+  if (ev.type === "play") ui.said[ev.seat] = ev.label || ev.text;
+  if (ev.type === "pass") ui.said[ev.seat] = "Pass";
+  if (ev.type === "bid") ui.said[ev.seat] = ev.bid ? `Bid ${ev.bid}` : "No bid";
+  if (["clear", "start", "landlord", "eight_cut", "redeal", "undo"].includes(ev.type)) ui.said = {};
   if (ev.type === "round_end") showRoundEnd(st, ev);
   if (ev.type === "deal_end") showDealEnd(st, ev.result);
   if (ev.type === "match_end") showMatchEnd(st, ev);
@@ -292,7 +316,7 @@ function updateStatus() {
     return;
   }
   if (st.your_turn && st.phase === "bidding") {
-    s.text = (st.doudizhu && st.doudizhu.advice) || "Your turn to bid.";
+    s.text = ((st.doudizhu && st.doudizhu.advice) || "Your turn to bid.").replace("->", "→");
     return;
   }
   if (st.your_turn && giveMoves(st).length) {
@@ -326,8 +350,6 @@ function updateStatus() {
     return;
   }
   s.text = "…";
-  ui.checks.set(key, null);
-  ui.checks.delete(key);
   clearTimeout(updateStatus.timer);
   updateStatus.timer = setTimeout(() => check(key), 60);
 }
@@ -352,6 +374,9 @@ function act(a) {
     if (app.mode === "local") msg.seat = st.turn;
     ui.selected.clear();
     ui.hint = null;
+    ui.sentAt = st.v;
+    st.waiting = true;
+    st.your_turn = false;
     app.conn.send(msg);
     render();
   } else if (a.kind === "give") {
@@ -386,6 +411,9 @@ function sendNextGive() {
     const msg = { type: "move", action: m.action, v: st.v, cards: [id] };
     if (app.mode === "local") msg.seat = st.turn;
     ui.selected.delete(id);
+    ui.sentAt = st.v;
+    st.waiting = true;
+    st.your_turn = false;
     app.conn.send(msg);
     return;
   }
@@ -496,8 +524,11 @@ function showDealEnd(st, r) {
       body.push(el("p", { class: "verdict " + (won ? "win" : "lose") },
         `${won ? "You win" : "You lose"} ${Math.abs(r.points[me])} points` + (r.scored === false ? " (a replay: not scored)" : "")));
     }
-    const mult = el("ul", { class: "multipliers" },
-      ...r.multipliers.map((m) => el("li", {}, `${MULTIPLIER_NAME[m.name] || m.name}: ×${m.value}`)));
+    const items = r.multipliers.map((m) => el("li", {}, `${MULTIPLIER_NAME[m.name] || m.name}: ×${m.value}`));
+    const has = (name) => r.multipliers.some((m) => m.name === name);
+    if (!has("bomb") && !has("rocket")) items.push(el("li", {}, "Bombs and rockets: none (×1)"));
+    if (!has("spring") && !has("anti_spring")) items.push(el("li", {}, "Spring or counter-spring: no (×1)"));
+    const mult = el("ul", { class: "multipliers" }, ...items);
     body.push(el("h3", {}, "Multipliers"), mult);
     const base = st.doudizhu && st.doudizhu.round_box ? st.doudizhu.round_box.base : 10;
     body.push(el("p", { class: "formula" },

@@ -23,6 +23,8 @@ function cardsShort(cards) {
  */
 export function describe(ev, who, me) {
   const w = (s) => who(s);
+  // "You lead" / "Blue leads"
+  const v = (s, verb) => (s === me && w(s) === "You" ? `${w(s)} ${verb}` : `${w(s)} ${verb}s`);
   switch (ev.type) {
     case "start":
       return { text: ev.round === undefined ? "A new deal begins" : `Round ${ev.round + 1} begins`, banner: null };
@@ -31,13 +33,13 @@ export function describe(ev, who, me) {
     case "pass":
       return { text: `${w(ev.seat)} passed`, banner: null };
     case "clear":
-      return { text: `The pile is cleared; ${w(ev.leader)} leads`, banner: null };
+      return { text: `The pile is cleared; ${v(ev.leader, "lead")}`, banner: null };
     case "revolution":
       return ev.on === false
         ? { text: `Counter-revolution by ${w(ev.seat)}: the normal order is back`, banner: "Counter-revolution!" }
         : { text: `Revolution by ${w(ev.seat)}: 3 is now strongest and 2 weakest`, banner: "Revolution!" };
     case "eight_cut":
-      return { text: `Eight cut: ${w(ev.seat)} clears the pile and leads again`, banner: "Eight cut!" };
+      return { text: `Eight cut: ${v(ev.seat, "clear")} the pile and lead${ev.seat === me ? "" : "s"} again`, banner: "Eight cut!" };
     case "jack_back":
       return ev.on === false
         ? { text: `Jack back by ${w(ev.seat)} ends: the order turns back until the pile clears`, banner: "Jack back ends" }
@@ -45,7 +47,7 @@ export function describe(ev, who, me) {
     case "lock":
       return { text: `Lock: only ${suitsText(ev.suits)} until the pile clears`, banner: `Lock ${[...(ev.suits || "")].map((s) => SUIT_SYMBOL[s]).join("")}` };
     case "spade_three":
-      return { text: `Spade three return: ${w(ev.seat)} beats the joker with the 3 of spades`, banner: "Spade three return!" };
+      return { text: `Spade three return: ${v(ev.seat, "beat")} the joker with the 3 of spades`, banner: "Spade three return!" };
     case "finish": {
       const title = ev.title ? ` (${ev.title})` : "";
       const bad = ev.illegal ? " with an illegal finish, ranked from the bottom" : "";
@@ -53,7 +55,7 @@ export function describe(ev, who, me) {
       return { text, banner: ev.illegal ? "Illegal finish!" : ev.seat === me ? `You finished ${ordinal(ev.place)}` : null };
     }
     case "fall":
-      return { text: `Fall of the capital: ${w(ev.seat)} drops out and finishes ${ordinal(ev.place)}`, banner: "Fall of the capital!" };
+      return { text: `Fall of the capital: ${v(ev.seat, "drop")} out and finish${ev.seat === me ? "" : "es"} ${ordinal(ev.place)}`, banner: "Fall of the capital!" };
     case "give": {
       if (ev.cards && ev.to === me) {
         return { text: `You received ${cardsShort(ev.cards)} from ${w(ev.from)}`, banner: `Received ${cardsShort(ev.cards)}` };
@@ -92,6 +94,7 @@ export function describe(ev, who, me) {
       else if (ev.away) text = `${ev.name} is away: the computer plays for them`;
       else if (ev.kind === "cpu") text = `${ev.name} (computer) sat down`;
       else if (ev.connected === false) text = `${ev.name} lost the connection`;
+      else if (ev.seat === me) return { text: "You are at the table", banner: null };
       else text = `${ev.name} is at the table`;
       return { text, banner: null };
     }

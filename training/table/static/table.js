@@ -168,7 +168,7 @@ export function renderBoard(st, ui, h) {
     const seat = st.seats[s];
     const fan = el("div", { class: "fan", "aria-hidden": "true" });
     for (let i = 0; i < Math.min(seat.cards, 14); i++) fan.append(cardBack());
-    const said = lastSaid(st, s);
+    const said = lastSaid(st, s, ui);
     const wrap = el("div", { class: "seat", style: `left:${pos.x}%;top:${pos.y}%` }, seatTag(st, s, h.who), fan, said);
     seatsBox.append(wrap);
   }
@@ -190,11 +190,10 @@ export function renderBoard(st, ui, h) {
   status.className = "status-line" + (ui.status.tone ? ` ${ui.status.tone}` : "");
 }
 
-function lastSaid(st, s) {
-  if (st.game !== "doudizhu" || !st.doudizhu) return null;
-  const t = st.seats[s].trick;
-  if (t === undefined || t === null) return null;
-  return el("div", { class: "said" }, t === "pass" ? "Pass" : t);
+function lastSaid(st, s, ui) {
+  const t = ui.said && ui.said[s];
+  if (!t) return null;
+  return el("div", { class: "said" }, t);
 }
 
 function renderIndicators(st) {
@@ -206,7 +205,7 @@ function renderIndicators(st) {
   if (f.lock) {
     const suits = [...f.lock];
     box.append(el("span", { class: "badge lock", role: "status", "aria-label": `Lock: ${suits.map((x) => SUIT_NAME[x]).join(" and ")}` },
-      el("span", { class: "icon", "aria-hidden": "true" }, "🔒"), "Lock ", el("span", { "aria-hidden": "true" }, suits.map((x) => SUIT_SYMBOL[x]).join(""))));
+      el("span", { class: "padlock", "aria-hidden": "true" }), "Lock ", el("span", { "aria-hidden": "true" }, suits.map((x) => SUIT_SYMBOL[x]).join(""))));
   }
   if (st.game !== "doudizhu" && (f.revolution || f.jack_back)) {
     const up = f.reversed ? "3 strongest, 2 weakest" : "2 strongest, 3 weakest";
@@ -374,7 +373,9 @@ function renderRankings(st, h) {
       if (r.places) {
         const place = r.places[k];
         const title = r.titles ? r.titles[k] : null;
-        return el("td", {}, `${ordinal(place)}${title ? " " + title : ""} (+${r.points[k]})`);
+        const pts = r.points[k];
+        return el("td", { title: title || null }, `${ordinal(place)} `, el("span", { class: "pts" }, `${pts >= 0 ? "+" : ""}${pts}`),
+          title ? el("span", { class: "sr-only" }, `, ${title}`) : null);
       }
       return el("td", { class: "num" }, String((r.points || [])[k] ?? ""));
     });
@@ -386,6 +387,7 @@ export function turnText(st, who) {
   if (st.started === false) return "Waiting for players to sit down.";
   if (st.match && st.match.over) return `The match is over: ${who(st.match.winner)} won.`;
   if (st.turn === null || st.turn === undefined) return "Between deals.";
+  if (st.waiting) return "Sent; waiting for the table…";
   if (st.your_turn) {
     if (st.phase === "bidding") return "Your turn to bid.";
     if (giveMoves(st).length) return `Your turn: choose ${st.exchange.to_give} card${st.exchange.to_give === 1 ? "" : "s"} to give back.`;
@@ -397,7 +399,13 @@ export function turnText(st, who) {
 function lastText(st, who) {
   const l = st.last;
   if (l.text === "pass") return `${who(l.seat)} passed`;
-  return `${who(l.seat)}: ${l.label || l.text}`;
+  if (st.pile && st.pile.by === l.seat && st.pile.cards) return `${who(l.seat)}: ${st.pile.label} (${cardsShortText(st.pile.cards)})`;
+  return `${who(l.seat)}: ${l.label || moveShort(l.text)}`;
+}
+
+/** "7s 7h JK" -> "7♠ 7♥ Joker" for move texts the server sends without card objects. */
+export function moveShort(text) {
+  return (text || "").replace(/\bJK\b/g, "Joker").replace(/\b([2-9TJQKA])([shdc])\b/g, (_, r, su) => (r === "T" ? "10" : r) + SUIT_SYMBOL[su]);
 }
 
 function roundText(st) {
