@@ -147,6 +147,41 @@ class TableClient:
     def hint(self, **extra) -> dict[str, Any]:
         return self.request({"type": "hint", **extra}, "hint")
 
+    def step(self, choose, next_deals: bool = True) -> bool:
+        """React to the latest state as a bot: lift the curtain (one device), play
+        ``choose(state) -> action`` on its turn, ask for the next deal when one is over.
+        Returns ``False`` once the match is over. Reads one message when nothing is to do."""
+        st = self.state
+        if st is not None:
+            match = st.get("match")
+            if match and match.get("over"):
+                return False
+            if st["v"] != self._acted or st.get("curtain") is not None and st["v"] != self._revealed:
+                if st.get("curtain") is not None:
+                    self._revealed = st["v"]
+                    self.send({"type": "reveal", "seat": st["curtain"]["seat"]})
+                elif self.my_turn(st):
+                    self._acted = st["v"]
+                    extra = {"seat": st["seat"]} if st["mode"] == "local" else {}
+                    self.move(choose(st), v=st["v"], **extra)
+                elif next_deals and st.get("result") and st["turn"] is None:
+                    self._acted = st["v"]
+                    self.send({"type": "next"})
+        message = self.receive()
+        if message.get("type") == "error" and message.get("code") not in ("stale", "not_your_turn"):
+            raise ServerError(message)
+        return True
+
+    _acted = -1
+    _revealed = -1
+
+    def play_match(self, choose, limit: int = 200_000) -> dict[str, Any]:
+        """Play (as :meth:`step`) until the match is over; returns the last state."""
+        for _ in range(limit):
+            if not self.step(choose):
+                return self.state
+        raise TimeoutError("the match did not end")
+
     def close(self) -> None:
         close = getattr(self.transport, "close", None)
         if close is not None:
