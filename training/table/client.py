@@ -87,7 +87,7 @@ class TableClient:
             reply = self.receive()
             if reply.get("type") == "error" and reply.get("re") == rid:
                 raise ServerError(reply)
-            if reply.get("type") in wants and (reply["type"] == "state" or reply.get("re") == rid):
+            if reply.get("type") in wants and reply.get("re") == rid:
                 return reply
 
     def until(self, predicate, limit: int = 100_000) -> dict[str, Any]:
@@ -106,7 +106,7 @@ class TableClient:
     def create(self, **settings) -> dict[str, Any]:
         joined = self.request({"type": "create", **settings}, "joined")
         self._joined(joined)
-        self.receive_state()
+        self.until_reply(joined["re"])
         return joined
 
     def join(self, room: str, token: str | None = None, name: str | None = None) -> dict[str, Any]:
@@ -117,8 +117,15 @@ class TableClient:
             message["name"] = name
         joined = self.request(message, "joined")
         self._joined(joined)
-        self.receive_state()
+        self.until_reply(joined["re"])
         return joined
+
+    def until_reply(self, rid) -> dict[str, Any]:
+        """Read until the ``state`` that answers request ``rid``."""
+        while True:
+            message = self.receive()
+            if message.get("type") == "state" and message.get("re") == rid:
+                return message
 
     def _joined(self, joined: dict[str, Any]) -> None:
         self.room = joined["room"]
