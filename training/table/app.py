@@ -228,7 +228,7 @@ class TableServer:
         level = msg.get("level") or room.settings["level"]
         if level not in LEVELS:
             raise RoomError("bad_message", f"level must be one of {list(LEVELS)}, got {level!r}")
-        self._execute(room, {"op": "fill", "level": level})
+        self._execute(room, {"op": "fill", "level": level}, origin=(conn, msg))
 
     def on_move(self, conn, msg) -> None:
         room = self._room(conn)
@@ -240,7 +240,7 @@ class TableServer:
         op = {"op": "move", "seat": seat, "action": msg["action"]}
         if msg.get("cards") is not None and room.game == "doudizhu":
             op["cards"] = sorted(msg["cards"])
-        self._execute(room, op)
+        self._execute(room, op, origin=(conn, msg))
 
     def on_check(self, conn, msg) -> None:
         room = self._room(conn)
@@ -268,7 +268,7 @@ class TableServer:
     def on_undo(self, conn, msg) -> None:
         room = self._room(conn)
         seat = self._acting_seat(conn, room, msg)
-        self._execute(room, {"op": "undo", "seat": seat})
+        self._execute(room, {"op": "undo", "seat": seat}, origin=(conn, msg))
 
     def on_reveal(self, conn, msg) -> None:
         room = self._room(conn)
@@ -278,21 +278,21 @@ class TableServer:
         if room.turn != seat:
             raise RoomError("not_allowed", f"it is not seat {seat}'s decision")
         conn.revealed = seat
-        conn.send(frame(room, conn.seats, conn.revealed, []))
+        conn.send(_reply(frame(room, conn.seats, conn.revealed, []), msg))
 
     def on_settings(self, conn, msg) -> None:
         room = self._room(conn)
         for seat in conn.seats:
             self._execute(room, {"op": "counter", "seat": seat, "on": msg["counter"]}, broadcast=False)
-        conn.send(frame(room, conn.seats, conn.revealed, []))
+        conn.send(_reply(frame(room, conn.seats, conn.revealed, []), msg))
 
     def on_next(self, conn, msg) -> None:
         room = self._room(conn)
-        self._execute(room, {"op": "next"})
+        self._execute(room, {"op": "next"}, origin=(conn, msg))
 
     def on_replay(self, conn, msg) -> None:
         room = self._room(conn)
-        self._execute(room, {"op": "replay"})
+        self._execute(room, {"op": "replay"}, origin=(conn, msg))
 
     def on_leave(self, conn, msg) -> None:
         room = self._room(conn)
@@ -321,28 +321,29 @@ class TableServer:
             raise RoomError("not_allowed", "lift the curtain first (reveal)")
         return seat
 
-    def _execute(self, room: Room, op: dict[str, Any], broadcast: bool = True) -> None:
+    def _execute(self, room: Room, op: dict[str, Any], broadcast: bool = True,
+                 origin: tuple[Connection, dict] | None = None) -> None:
         events = room.execute(op)
         self.store.append(room.id, room.ops - 1, op)
         if broadcast:
-            self.broadcast(room, events)
+            self.broadcast(room, events, origin)
         self.schedule_cpu(room)
 
-    def broadcast(self, room: Room, events: list[Event]) -> None:
+    def broadcast(self, room: Room, events: list[Event],
+                  origin: tuple[Connection, dict] | None = None) -> None:
+        """A ``state`` to every connection of the room; the one whose request caused it gets
+        the request's ``id`` back as ``re``."""
         for conn in self.conns.get(room.id, ()):
             if room.mode == "local" and conn.revealed is not None and conn.revealed != room.turn:
                 conn.revealed = None
-            conn.send(frame(room, conn.seats, conn.revealed, events))
+            message = frame(room, conn.seats, conn.revealed, events)
+            if origin is not None and origin[0] is conn:
+                _reply(message, origin[1])
+            conn.send(message)
 
     def _attach(self, conn, room: Room, seats: list[int], token: str, msg, creator: bool) -> None:
         if conn.room is not None:
             self._detach(conn)
-        conn.room = room
-        conn.seats = seats
-        conn.revealed = None
-        self.conns[room.id].add(conn)
-        conn.send(_reply({"type": "joined", "room": room.id, "link": f"/r/{room.id}",
-                          "mode": room.mode, "seats": seats, "token": token, "creator": creator}, msg))
         changed = []
         for s in seats:
             seat = room.seats[s]
@@ -353,9 +354,16 @@ class TableServer:
                 seat.connected = True
                 seat.away = False
                 changed.append(s)
-        conn.send(frame(room, conn.seats, conn.revealed, []))
         if changed:
             self.broadcast(room, [Event({"type": "seat", **room._seat_event(s)}) for s in changed])
+        conn.room = room
+        conn.seats = seats
+        conn.revealed = None
+        self.conns[room.id].add(conn)
+        conn.send(_reply({"type": "joined", "room": room.id, "link": f"/r/{room.id}",
+                          "mode": room.mode, "seats": seats, "token": token, "creator": creator}, msg))
+        conn.send(_reply(frame(room, conn.seats, conn.revealed, []), msg))
+        self.schedule_cpu(room)
 
     def _held(self, room: Room, seat: int) -> bool:
         return any(seat in c.seats for c in self.conns.get(room.id, ()))

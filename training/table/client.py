@@ -87,7 +87,7 @@ class TableClient:
             reply = self.receive()
             if reply.get("type") == "error" and reply.get("re") == rid:
                 raise ServerError(reply)
-            if reply.get("type") in wants and (reply["type"] == "state" or reply.get("re") == rid):
+            if reply.get("type") in wants and reply.get("re") == rid:
                 return reply
 
     def until(self, predicate, limit: int = 100_000) -> dict[str, Any]:
@@ -106,7 +106,7 @@ class TableClient:
     def create(self, **settings) -> dict[str, Any]:
         joined = self.request({"type": "create", **settings}, "joined")
         self._joined(joined)
-        self.receive_state()
+        self.until_reply(joined["re"])
         return joined
 
     def join(self, room: str, token: str | None = None, name: str | None = None) -> dict[str, Any]:
@@ -117,8 +117,15 @@ class TableClient:
             message["name"] = name
         joined = self.request(message, "joined")
         self._joined(joined)
-        self.receive_state()
+        self.until_reply(joined["re"])
         return joined
+
+    def until_reply(self, rid) -> dict[str, Any]:
+        """Read until the ``state`` that answers request ``rid``."""
+        while True:
+            message = self.receive()
+            if message.get("type") == "state" and message.get("re") == rid:
+                return message
 
     def _joined(self, joined: dict[str, Any]) -> None:
         self.room = joined["room"]
@@ -146,6 +153,41 @@ class TableClient:
 
     def hint(self, **extra) -> dict[str, Any]:
         return self.request({"type": "hint", **extra}, "hint")
+
+    def step(self, choose, next_deals: bool = True) -> bool:
+        """React to the latest state as a bot: lift the curtain (one device), play
+        ``choose(state) -> action`` on its turn, ask for the next deal when one is over.
+        Returns ``False`` once the match is over. Reads one message when nothing is to do."""
+        st = self.state
+        if st is not None:
+            match = st.get("match")
+            if match and match.get("over"):
+                return False
+            if st["v"] != self._acted or st.get("curtain") is not None and st["v"] != self._revealed:
+                if st.get("curtain") is not None:
+                    self._revealed = st["v"]
+                    self.send({"type": "reveal", "seat": st["curtain"]["seat"]})
+                elif self.my_turn(st):
+                    self._acted = st["v"]
+                    extra = {"seat": st["seat"]} if st["mode"] == "local" else {}
+                    self.move(choose(st), v=st["v"], **extra)
+                elif next_deals and st.get("result") and st["turn"] is None:
+                    self._acted = st["v"]
+                    self.send({"type": "next"})
+        message = self.receive()
+        if message.get("type") == "error" and message.get("code") not in ("stale", "not_your_turn"):
+            raise ServerError(message)
+        return True
+
+    _acted = -1
+    _revealed = -1
+
+    def play_match(self, choose, limit: int = 200_000) -> dict[str, Any]:
+        """Play (as :meth:`step`) until the match is over; returns the last state."""
+        for _ in range(limit):
+            if not self.step(choose):
+                return self.state
+        raise TimeoutError("the match did not end")
 
     def close(self) -> None:
         close = getattr(self.transport, "close", None)

@@ -34,13 +34,13 @@ class CpuPool:
         sys.setswitchinterval(SWITCH_INTERVAL_S)
 
     def player(self, room, seat: int, level: str):
+        """The room seat's CPU player (loaded on first use; call from a worker thread: loading
+        reads the CPU config and may build tables)."""
         key = (room.id, seat, level)
         player = self._players.get(key)
-        if player is None or player.game is not room.table.engine:
-            seed = np.random.SeedSequence([room.seed, room.match_no, seat])
-            player = _load(room.game, level, seed)
-            player.bind(room.table.engine)
-            self._players[key] = player
+        if player is None:
+            seed = np.random.SeedSequence([room.seed, seat])
+            player = self._players[key] = _load(room.game, level, seed)
         return player
 
     def forget(self, room_id: str) -> None:
@@ -50,12 +50,12 @@ class CpuPool:
     async def decide(self, room, seat: int, level: str) -> int:
         """The CPU's move for ``seat`` in the room's current position."""
         table = room.table
-        player = self.player(room, seat, level)
         state = table.state.clone()
         engine = table.engine
         legal = list(state.legal_actions())
 
         def think() -> int:
+            player = self.player(room, seat, level).bind(engine)
             mask = np.zeros(engine.num_actions, np.int8)
             mask[legal] = 1
             obs = {"observation": engine.observe(state, seat), "action_mask": mask}

@@ -9,6 +9,7 @@ from its code and the moves before that person's previous decision.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -46,6 +47,12 @@ def card_object(index: int) -> dict[str, Any]:
 CARD_OBJECTS = tuple(card_object(i) for i in range(len(PHYSICAL_RANK)))
 
 
+@lru_cache(maxsize=1)
+def shared_engine() -> DoudizhuGame:
+    """The Dou Dizhu engine every room shares (it holds no position, only tables and caches)."""
+    return DoudizhuGame()
+
+
 class DoudizhuTable:
     """A match of ``rounds`` scored Dou Dizhu deals for one room."""
 
@@ -53,7 +60,7 @@ class DoudizhuTable:
     players = PLAYERS
 
     def __init__(self, rounds: int, seed: int):
-        self.engine = DoudizhuGame()
+        self.engine = shared_engine()
         self.cat = self.engine.catalog
         self.talk = DoudizhuTalk(self.engine)
         self.rounds = rounds
