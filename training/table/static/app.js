@@ -327,8 +327,9 @@ function updateStatus() {
     else s.text = `Choose ${need} card${need === 1 ? "" : "s"} to give back (${picked.length} chosen)`;
     return;
   }
-  if (ui.hint && ui.selected.size) {
-    s.text = `Hint ${ui.hint.index + 1} of ${ui.hint.of}: ${ui.hint.label} · playable`;
+  if (ui.hint && (ui.selected.size || !(ui.hint.cards || []).length)) {
+    const pass = !(ui.hint.cards || []).length;
+    s.text = `Hint ${ui.hint.index + 1} of ${ui.hint.of}: ${pass ? "pass" : `${ui.hint.label} · playable`}`;
     s.tone = "good";
     return;
   }

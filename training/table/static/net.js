@@ -2,7 +2,8 @@
 //
 // One Connection per page. `request(msg)` sends a message with an `id` and resolves with the
 // server's direct reply (the message whose `re` is that id: joined, checked, hint, error);
-// every other message (hello, state, error without `re`) goes to `onMessage`. When the socket
+// every other message (hello, state, error without `re`) goes to `onMessage`, and so does a
+// `state` that answers a request. When the socket
 // drops, the connection reopens with a growing delay and calls `onReopen` so the page can
 // join its room again with its token.
 
@@ -50,7 +51,7 @@ export class Connection {
           const done = this.waiting.get(msg.re);
           this.waiting.delete(msg.re);
           done(msg);
-          return;
+          if (msg.type !== "state") return; // a state that answers a request is still the table
         }
         this.onMessage(msg);
       });
