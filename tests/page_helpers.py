@@ -172,7 +172,7 @@ def result_dialog(page: Page):
 
 def wait_turn_or_dialog(page: Page, timeout: float = STEP_MS) -> str:
     """Waits until it is this page's turn ("turn") or a dialog is up ("dialog")."""
-    turn = controls(page).get_by_text(re.compile(r"^Your turn"))
+    turn = controls(page).get_by_text(re.compile(r"^Your turn")).first
     dialog = page.get_by_role("dialog")
     expect(turn.or_(dialog).first).to_be_visible(timeout=timeout)
     return "dialog" if dialog.first.is_visible() else "turn"

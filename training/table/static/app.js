@@ -334,7 +334,10 @@ function updateStatus() {
     return;
   }
   if (!ui.selected.size) {
-    s.text = st.your_turn ? turnText(st, who) : st.match && st.match.over ? turnText(st, who) : st.turn !== null && st.turn !== undefined ? `${who(st.turn)} to move` : "";
+    if (st.your_turn) {
+      const how = st.game === "doudizhu" ? "Tap cards, or drag across them" : "Press cards to lift them";
+      s.text = `${how}, then Play${st.can_pass ? ", or Pass" : ""}`;
+    } else s.text = st.match && st.match.over ? turnText(st, who) : st.turn !== null && st.turn !== undefined ? `${who(st.turn)} to move` : "";
     return;
   }
   const matches = matchingMoves(st, ui.selected);
