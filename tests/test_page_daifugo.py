@@ -55,10 +55,26 @@ def test_whole_daifugo_round_by_mouse(new_page, table_server):
     done = play_round(page, play_by_mouse)
     assert done["play"] >= 1, done
     check_round_end(page)
+    place = int(re.search(r"You finished (\d)", page.get_by_role("dialog").inner_text()).group(1))
     page.get_by_role("button", name="Continue").click()
     expect(page.get_by_role("dialog")).to_have_count(0)
     # the ranking of the round is in the side panel
     expect(page.get_by_role("table", name="Ranking of each round")).to_contain_text("1st")
+
+    # round 2 opens with the exchange (3 players): the Poor's best card goes to the
+    # Millionaire, who chooses one card and presses "Give"; the Commoner is left out
+    log = page.get_by_role("region", name="What happened")
+    expect(log).to_contain_text("Round 2 begins")
+    if place == 1:
+        assert wait_turn_or_dialog(page) == "turn"
+        expect(controls(page).get_by_text("Your turn: choose 1 card to give back.")).to_be_visible()
+        assert play_by_mouse(page) == "give"
+    if place in (1, 3):
+        expect(log).to_contain_text(re.compile(r"You gave \S+ to CPU \d"))
+        expect(log).to_contain_text(re.compile(r"You received \S+ from CPU \d"))
+    else:
+        expect(log).to_contain_text("CPU")
+        assert "You gave" not in log.inner_text()
 
 
 def test_whole_daifugo_round_by_keyboard_alone(new_page, table_server):

@@ -25,7 +25,8 @@ MAX_DECISIONS = 80
 
 def my_cards(page) -> list[str]:
     group = controls(page).get_by_role("group", name="Your cards")
-    return [b.get_attribute("aria-label") for b in group.get_by_role("button").all()]
+    # names without the state notes: "6 of diamonds (cannot be played now)" -> "6 of diamonds"
+    return [b.get_attribute("aria-label").split(" (")[0] for b in group.get_by_role("button").all()]
 
 
 def status_line(page):

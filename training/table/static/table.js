@@ -118,9 +118,11 @@ export function bidValue(move) {
 
 export function positionOf(k, n) {
   // k = 0 is the near edge; the next seats to play follow to the right, across, to the left.
-  const theta = (Math.PI / 2) - (k * 2 * Math.PI) / n;
-  const x = 50 + 40 * Math.cos(theta);
-  const y = 44 + 34 * Math.sin(theta);
+  // Big tables spread the others over the far half so the near edge stays free for the hand.
+  const deg = n <= 4 ? 90 - (k * 360) / n : 10 - ((k - 1) * 200) / (n - 2);
+  const theta = (deg * Math.PI) / 180;
+  const x = 50 + 39 * Math.cos(theta);
+  const y = 42 + 28 * Math.sin(theta);
   return { x, y };
 }
 
@@ -169,7 +171,7 @@ export function renderBoard(st, ui, h) {
     const fan = el("div", { class: "fan", "aria-hidden": "true" });
     for (let i = 0; i < Math.min(seat.cards, 14); i++) fan.append(cardBack());
     const said = lastSaid(st, s, ui);
-    const wrap = el("div", { class: "seat", style: `left:${pos.x}%;top:${pos.y}%` }, seatTag(st, s, h.who), fan, said);
+    const wrap = el("div", { class: "seat" + (n > 4 ? " compact" : ""), style: `left:${pos.x}%;top:${pos.y}%` }, seatTag(st, s, h.who), fan, said);
     seatsBox.append(wrap);
   }
   // my own tag sits in the near area
@@ -356,31 +358,33 @@ export function renderPanel(st, ui, h) {
 }
 
 function renderRankings(st, h) {
+  // one row per seat, one column per finished round: the place (and the points, for speech)
   const table = $("#rankings");
   const hist = st.history || [];
-  if (!hist.length || st.game === "doudizhu") {
-    table.hidden = !hist.length;
-    if (!hist.length) return;
-  }
-  table.hidden = false;
-  const head = el("tr", {}, el("th", { scope: "col" }, st.game === "doudizhu" ? "Deal" : "Round"),
-    ...st.seats.map((s) => el("th", { scope: "col" }, h.who(s.seat))));
+  table.hidden = !hist.length;
+  if (!hist.length) return;
+  const ddz = st.game === "doudizhu";
+  const head = el("tr", {}, el("th", { scope: "col" }, "Seat"),
+    ...hist.map((r, i) => el("th", { scope: "col", class: "num" }, `${ddz ? "D" : "R"}${(r.round ?? i) + 1}`,
+      el("span", { class: "sr-only" }, ddz ? " deal" : " round")))); 
   table.querySelector("thead").replaceChildren(head);
   const body = table.querySelector("tbody");
   body.replaceChildren();
-  hist.forEach((r, i) => {
-    const cells = st.seats.map((s, k) => {
+  for (const seat of st.seats) {
+    const k = seat.seat;
+    const cells = hist.map((r) => {
+      const pts = (r.points || [])[k];
+      const sign = pts > 0 ? "+" : "";
       if (r.places) {
-        const place = r.places[k];
         const title = r.titles ? r.titles[k] : null;
-        const pts = r.points[k];
-        return el("td", { title: title || null }, `${ordinal(place)} `, el("span", { class: "pts" }, `${pts >= 0 ? "+" : ""}${pts}`),
-          title ? el("span", { class: "sr-only" }, `, ${title}`) : null);
+        return el("td", { class: "num", title: `${title || ""} ${sign}${pts}`.trim() }, ordinal(r.places[k]),
+          el("span", { class: "sr-only" }, `${title ? ", " + title : ""}, ${sign}${pts} points`));
       }
-      return el("td", { class: "num" }, String((r.points || [])[k] ?? ""));
+      return el("td", { class: "num" }, `${sign}${pts ?? ""}`);
     });
-    body.append(el("tr", {}, el("th", { scope: "row" }, String((r.round ?? i) + 1)), ...cells));
-  });
+    body.append(el("tr", { class: colourClass(seat.colour) },
+      el("th", { scope: "row" }, el("span", { class: "swatch", "aria-hidden": "true" }), h.who(seat.seat)), ...cells));
+  }
 }
 
 export function turnText(st, who) {
