@@ -33,10 +33,10 @@ VIEWPORT = {"width": 1360, "height": 900}
 MAX_DECISIONS = 600
 
 
-def shot(page, name: str) -> None:
-    page.wait_for_timeout(400)  # let the banner and the lift settle
+def shot(page, name: str, full_page: bool = False) -> None:
+    page.wait_for_timeout(2200)  # let the event banner fade and the lift settle
     path = DOCS / f"page-{name}.png"
-    page.screenshot(path=str(path))
+    page.screenshot(path=str(path), full_page=full_page)
     print(f"wrote {path}")
 
 
@@ -44,14 +44,15 @@ def lobby(page, url: str) -> None:
     page.goto(url + "/")
     page.get_by_role("button", name="Easy").wait_for()
     page.get_by_role("textbox", name="Your name").fill("Ann")
-    shot(page, "lobby")
+    page.get_by_role("textbox", name="Your name").blur()
+    shot(page, "lobby", full_page=True)
 
 
 def daifugo_lock(page, url: str) -> None:
     """Plays vs the computer until it is our turn on a locked pile with cards dimmed."""
     start_game(page, url, "Daifugo", "Medium", players=4, name="Ann")
     board = table(page)
-    lock = board.get_by_text(re.compile(r"^Lock"))
+    lock = board.get_by_role("status", name=re.compile(r"^Lock: "))
     hand = board.get_by_role("toolbar", name=re.compile(r"^Your hand"))
     for _ in range(MAX_DECISIONS):
         if wait_turn_or_dialog(page) == "dialog":

@@ -4,7 +4,7 @@
 import { Connection } from "./net.js";
 import { Lobby } from "./lobby.js";
 import { describe, ordinal } from "./events.js";
-import { cardRow, cardsShortText } from "./cards.js";
+import { cardFace, cardRow, cardsShortText } from "./cards.js";
 import {
   actionList, colourClass, colourName, el, giveMoves, matchingMoves, renderBoard, renderPanel,
   roundBox, turnText, viewSeat,
@@ -133,6 +133,7 @@ async function boot() {
   });
   app.hello = await app.conn.open();
   app.lobby = new Lobby($("#lobby"), app.hello.games, create);
+  heroFan();
   setupControls();
   window.addEventListener("popstate", route);
   route();
@@ -238,7 +239,6 @@ function onState(st) {
   curtain(st);
   if (ui.giveQueue.length && st.your_turn && giveMoves(st).length) sendNextGive();
   else if (!st.your_turn) ui.giveQueue = [];
-  if (app.resultShownFor === null) maybeShowMatchEnd(st);
   render();
 }
 
@@ -469,13 +469,6 @@ function showRoundEnd(st, ev) {
   openResult(`Round ${ev.round + 1} is over`, body, [["Continue", closeResult, true]]);
 }
 
-function maybeShowMatchEnd(st) {
-  // a page that joins (or reloads) after the end still shows it once
-  if (st.match && st.match.over && st.game !== "doudizhu" && app.resultShownFor !== "match" && $("#result").hidden && app.lastMatchShown !== st.v) {
-    app.lastMatchShown = st.v;
-  }
-}
-
 function showMatchEnd(st, ev) {
   app.resultShownFor = "match";
   const me = app.mode === "local" ? null : st.seat;
@@ -580,6 +573,15 @@ function keepFocus(draw) {
   if (target && target !== document.activeElement) target.focus({ preventScroll: true });
 }
 
+/** While a dialog (curtain, result, settings) is up, the page behind it takes no focus. */
+function syncInert() {
+  const open = [...document.querySelectorAll(".overlay")].some((o) => !o.hidden);
+  for (const id of ["main", "top"]) {
+    const e = document.getElementById(id);
+    if (e) e.inert = open;
+  }
+}
+
 function render() {
   const st = app.st;
   if (!st || st.started === false) return;
@@ -599,7 +601,18 @@ function render() {
   $("#game").classList.toggle("no-graphics", !app.prefs.graphics);
 }
 
+function heroFan() {
+  const fan = $("#hero-fan");
+  const cards = [["2", "s"], ["A", "h"], ["K", "d"], ["Q", "c"], ["JK", null]];
+  cards.forEach(([rank, suit], i) => {
+    const c = cardFace({ id: i, rank, suit, text: rank + (suit || "") });
+    c.style.transform = `rotate(${(i - 2) * 11}deg) translateY(${Math.abs(i - 2) * 6}px)`;
+    fan.append(c);
+  });
+}
+
 function focusHand() {
+  syncInert();
   const b = document.querySelector("#hand .card-button[tabindex='0']") || document.querySelector("#controls-hand button");
   if (b && document.activeElement === document.body) b.focus({ preventScroll: true });
 }
@@ -619,6 +632,9 @@ function leave() {
 }
 
 function setupControls() {
+  const watch = new MutationObserver(syncInert);
+  for (const o of document.querySelectorAll(".overlay")) watch.observe(o, { attributes: true, attributeFilter: ["hidden"] });
+
   // the hand at the near edge: press to lift, drag across cards to lift several
   const hand = $("#hand");
   hand.addEventListener("pointerdown", (ev) => {
@@ -705,6 +721,7 @@ function setupControls() {
   });
   const closeSettings = () => {
     dlg.hidden = true;
+    syncInert();
     $("#settings-open").focus();
   };
   $("#settings-close").addEventListener("click", closeSettings);
