@@ -6,8 +6,7 @@ import { Lobby } from "./lobby.js";
 import { describe, ordinal } from "./events.js";
 import { cardFace, cardRow, cardsShortText } from "./cards.js";
 import {
-  actionList, colourClass, colourName, el, giveMoves, matchingMoves, renderBoard, renderPanel,
-  roundBox, turnText, viewSeat,
+  colourClass, colourName, el, giveMoves, matchingMoves, renderBoard, renderPanel, roundBox, turnText,
 } from "./table.js";
 
 const $ = (sel) => document.querySelector(sel);
@@ -243,7 +242,7 @@ function onState(st) {
 }
 
 function onEvent(st, ev) {
-  const d = describe(ev, who, app.mode === "local" ? null : st.seat);
+  const d = describe(ev, who, app.mode === "local" ? null : st.seat, st.game);
   logLine(d.text, !!d.banner);
   if (ev.type !== "play" && ev.type !== "pass" || ev.seat !== st.seat) say(d.text);
   if (d.banner) banner(d.banner);

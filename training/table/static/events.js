@@ -19,15 +19,17 @@ function cardsShort(cards) {
 
 /**
  * One event as `{text, banner}`: `text` for the log and the live region, `banner` (or null)
- * for the big sign on the table. `who(seat)` names a seat ("You", "Blue (CPU 1)").
+ * for the big sign on the table. `who(seat)` names a seat ("You", "CPU 1"); `me` is this
+ * page's seat (null on a shared device), `game` the room's game.
  */
-export function describe(ev, who, me) {
+export function describe(ev, who, me, game) {
   const w = (s) => who(s);
   // "You lead" / "Blue leads"
   const v = (s, verb) => (s === me && w(s) === "You" ? `${w(s)} ${verb}` : `${w(s)} ${verb}s`);
   switch (ev.type) {
     case "start":
-      return { text: ev.round === undefined ? "A new deal begins" : `Round ${ev.round + 1} begins`, banner: null };
+      if (game === "doudizhu" || ev.round === undefined) return { text: "New cards are dealt", banner: null };
+      return { text: `Round ${ev.round + 1} begins`, banner: null };
     case "play":
       return { text: `${w(ev.seat)}: ${ev.label || ev.text} (${cardsShort(ev.cards) || ev.text})`, banner: null };
     case "pass":

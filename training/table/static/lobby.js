@@ -17,10 +17,6 @@ const RULE_TEXT = {
   decks: ["Decks", "One pack of 52, or two for big tables"],
 };
 
-export function ruleName(name) {
-  return (RULE_TEXT[name] || [name.replace(/_/g, " ")])[0];
-}
-
 export class Lobby {
   constructor(root, games, onStart) {
     this.root = root;

@@ -5,7 +5,7 @@
 // Everything is drawn again from the state and the page's own selection on every change;
 // `keepFocus` puts the keyboard focus back on the same control afterwards.
 
-import { SUIT_NAME, SUIT_SYMBOL, cardBack, cardFace, cardName, cardRow, cardShort, cardsShortText, cardsSpoken } from "./cards.js";
+import { SUIT_NAME, SUIT_SYMBOL, cardBack, cardFace, cardName, cardRow, cardShort, cardsShortText } from "./cards.js";
 import { ordinal } from "./events.js";
 
 const $ = (sel, root = document) => root.querySelector(sel);
@@ -426,5 +426,3 @@ export function roundBox(st) {
   const r = d.round_box;
   return `${r.base} × ${r.bid} × ${r.multiplier} = ${r.points}`;
 }
-
-export { cardsSpoken };
