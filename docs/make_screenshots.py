@@ -34,7 +34,9 @@ MAX_DECISIONS = 600
 
 
 def shot(page, name: str, full_page: bool = False) -> None:
-    page.wait_for_timeout(2200)  # let the event banner fade and the lift settle
+    # let the event signs on the table fade and the lifted card settle
+    page.wait_for_function("() => !document.querySelector('#banner').classList.contains('show')", timeout=10_000)
+    page.wait_for_timeout(400)
     path = DOCS / f"page-{name}.png"
     page.screenshot(path=str(path), full_page=full_page)
     print(f"wrote {path}")
