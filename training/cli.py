@@ -7,7 +7,9 @@
 - ``climbrl train --config configs/daifugo4.yaml [--key value ...]`` or ``climbrl train
   --resume runs/<run-name>``: self-play training (:mod:`training.dmc`);
 - ``climbrl export runs/<run-name> --out cpus/NAME``: a CPU player for onnxruntime
-  (:mod:`training.export`).
+  (:mod:`training.export`);
+- ``climbrl serve [--host 127.0.0.1] [--port 8000] [--db PATH]``: the table server for the
+  browser page (:mod:`training.table.app`).
 
 Exit status: 0 done; 2 a mistake in the command (a bad option, value, player or file: one
 line on stderr, :class:`training.errors.UsageError`); 1 a failure while the work ran (one
@@ -123,6 +125,18 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--no-auto-pass", dest="auto_pass", action="store_false",
                     help="ask you even when pass is your only legal move (by default you pass "
                          "with a line saying so)")
+
+    sv = sub.add_parser("serve", help="the table server: play in a browser (docs/protocol.md)")
+    sv.add_argument("--host", default="127.0.0.1")
+    sv.add_argument("--port", type=int, default=8000)
+    sv.add_argument("--db", default=None,
+                    help="SQLite file of the rooms (default $XDG_DATA_HOME/climbrl/tables.db)")
+    sv.add_argument("--grace", type=float, default=30.0,
+                    help="seconds a disconnected person keeps a seat before a CPU plays it")
+    sv.add_argument("--think", type=float, default=5.0, help="most seconds a CPU may think")
+    sv.add_argument("--workers", type=int, default=2, help="CPU worker threads")
+    sv.add_argument("--rate", type=float, default=20.0, help="messages per second per connection")
+    sv.set_defaults(func=_serve)
     return parser
 
 
@@ -221,6 +235,8 @@ def _main(argv=None) -> int:
         parser.error(f"unrecognized arguments: {' '.join(rest)}")
     if args.command == "eval":
         return _eval(args)
+    if getattr(args, "func", None) is not None:
+        return args.func(args)
     if args.command == "export":
         from training.export import export
 
@@ -300,6 +316,18 @@ def _eval(args) -> int:
     print(evaluate.format_report(report))
     paths = [store.finish(), *evaluate.write_outputs(report, out).values()]
     print(f"\n{time.perf_counter() - start:.0f} s; wrote {', '.join(str(p) for p in paths)}")
+    return 0
+
+
+def _serve(args) -> int:
+    try:
+        from training.table.app import serve
+    except ModuleNotFoundError as err:
+        print(f"climbrl serve needs the serve extra (missing {err.name}): pip install 'climbrl[serve]'",
+              file=sys.stderr)
+        return 2
+    serve(args.host, args.port, args.db, args.grace, think_s=args.think, workers=args.workers,
+          rate=args.rate, burst=max(int(2 * args.rate), 1))
     return 0
 
 

@@ -1,0 +1,265 @@
+"""Browser tests of the table page: a real `climbrl serve` on a loopback port and Debian's
+headless Chromium driven by Playwright, as a person would (roles and labels, not CSS paths).
+
+Fixtures (import them into a test module):
+
+- ``table_server``: ``climbrl serve`` on a free loopback port with a temporary ``--db``; its
+  base URL. Module scope; ``SERVE_ARGS`` in the module adds options (``["--grace", "1"]``).
+- ``browser``: one headless Chromium for the module.
+- ``new_page``: ``new_page(context=None) -> Page``; every page fails the test on a console
+  error or an uncaught exception.
+
+Skips with the reason when Playwright or ``/usr/bin/chromium`` is missing (``.ci/run``
+installs both).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+#: How long one step of a game may take to show (a move, a CPU reply); CPUs play at once.
+STEP_MS = 15_000
+
+try:
+    from playwright.sync_api import Page, expect, sync_playwright
+except ImportError:  # pragma: no cover - the skip below says why
+    sync_playwright = None
+    Page = expect = None
+
+
+def _skip_reason() -> str | None:
+    if sync_playwright is None:
+        return "playwright is not installed (pip install -e '.[test]')"
+    if not Path(CHROMIUM).exists():
+        return f"{CHROMIUM} is missing (apt-get install chromium)"
+    return None
+
+
+requires_browser = pytest.mark.skipif(_skip_reason() is not None, reason=_skip_reason() or "")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_server(tmp: Path, *extra: str) -> tuple[subprocess.Popen, str]:
+    port = free_port()
+    log = open(tmp / "serve.log", "w")
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONUNBUFFERED": "1"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "training.cli", "serve", "--host", "127.0.0.1", "--port", str(port),
+         "--db", str(tmp / "rooms.db"), *extra],
+        stdout=log, stderr=subprocess.STDOUT, env=env,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"climbrl serve exited: {(tmp / 'serve.log').read_text()[-2000:]}")
+        try:
+            with urllib.request.urlopen(url + "/healthz", timeout=1) as r:
+                if r.status == 200:
+                    return proc, url
+        except OSError:
+            time.sleep(0.2)
+    proc.kill()
+    raise RuntimeError("climbrl serve did not answer /healthz within 60 s")
+
+
+@pytest.fixture(scope="module")
+def table_server(request, tmp_path_factory):
+    extra = getattr(request.module, "SERVE_ARGS", [])
+    tmp = tmp_path_factory.mktemp("serve")
+    proc, url = start_server(tmp, *extra)
+    yield url
+    proc.terminate()
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    reason = _skip_reason()
+    if reason:
+        pytest.skip(reason)
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def new_page(browser):
+    errors: list[str] = []
+    contexts = []
+
+    def make(context=None) -> Page:
+        if context is None:
+            context = browser.new_context(viewport={"width": 1360, "height": 900})
+            contexts.append(context)
+        page = context.new_page()
+        page.set_default_timeout(STEP_MS)
+        page.on("console", lambda m: errors.append(f"console: {m.text}") if m.type == "error" else None)
+        page.on("pageerror", lambda e: errors.append(f"page error: {e}"))
+        return page
+
+    make.errors = errors
+    yield make
+    for c in contexts:
+        c.close()
+    assert not errors, "the page logged errors:\n" + "\n".join(errors)
+
+
+# ------------------------------------------------------------------------------ page actions
+
+
+def region(page: Page, name: str):
+    return page.get_by_role("region", name=name)
+
+
+def controls(page: Page):
+    """The "Button controls" panel."""
+    return region(page, "Button controls")
+
+
+def start_game(page: Page, url: str, game: str, mode_button: str, players: int | None = None,
+               rounds: int | None = None, rules: dict[str, bool] | None = None, name: str | None = None) -> None:
+    """Opens the lobby, picks the options and presses the mode's button (e.g. "Easy")."""
+    page.goto(url + "/")
+    page.get_by_role("radio", name=re.compile(game, re.I)).check()
+    if players:
+        page.get_by_role("group", name="Players").get_by_role("radio", name=str(players), exact=True).check()
+    if rounds:
+        page.get_by_role("group", name=re.compile("Rounds|Deals")).get_by_role("radio", name=str(rounds), exact=True).check()
+    for rule, on in (rules or {}).items():
+        box = page.get_by_role("checkbox", name=re.compile(rule, re.I))
+        box.set_checked(on)
+    if name:
+        page.get_by_role("textbox", name="Your name").fill(name)
+    page.get_by_label("How fast the computer plays").select_option(label="Instant")
+    page.get_by_role("button", name=mode_button, exact=True).click()
+
+
+def table(page: Page):
+    return page.get_by_role("region", name="Table", exact=True)
+
+
+def result_dialog(page: Page):
+    return page.get_by_role("dialog").filter(has=page.get_by_role("heading"))
+
+
+def wait_turn_or_dialog(page: Page, timeout: float = STEP_MS) -> str:
+    """Waits until it is this page's turn ("turn") or a dialog is up ("dialog")."""
+    turn = controls(page).get_by_text(re.compile(r"^Your turn")).first
+    dialog = page.get_by_role("dialog")
+    expect(turn.or_(dialog).first).to_be_visible(timeout=timeout)
+    return "dialog" if dialog.first.is_visible() else "turn"
+
+
+def play_by_mouse(page: Page) -> str:
+    """One decision with the mouse on the table: the first card that makes a play alone, else
+    pass; in the exchange, the first cards that can be given. Returns what it did."""
+    board = table(page)
+    hand = board.get_by_role("toolbar", name=re.compile(r"^Your hand"))
+    give = board.get_by_role("button", name="Give", exact=True)
+    cards = hand.get_by_role("button")
+    if give.count():
+        for i in range(cards.count()):
+            if give.is_enabled():
+                break
+            if cards.nth(i).is_enabled():
+                cards.nth(i).click()
+        give.click()
+        return "give"
+    play = board.get_by_role("button", name="Play", exact=True)
+    for i in range(cards.count()):
+        card = cards.nth(i)
+        if not card.is_enabled():
+            continue
+        card.click()
+        expect(card).to_have_attribute("aria-pressed", "true")
+        if play.is_enabled():
+            play.click()
+            return "play"
+        card.click()
+    board.get_by_role("button", name="Pass", exact=True).click()
+    return "pass"
+
+
+def focused(locator) -> bool:
+    return locator.evaluate("e => e === document.activeElement")
+
+
+def tab_to(page: Page, locator, limit: int = 150) -> None:
+    """Presses Tab (or Shift+Tab, towards the target) until ``locator`` has the focus."""
+    before = locator.evaluate(
+        "e => !!(document.activeElement && document.activeElement !== document.body &&"
+        " (e.compareDocumentPosition(document.activeElement) & Node.DOCUMENT_POSITION_FOLLOWING))")
+    key = "Shift+Tab" if before else "Tab"
+    for _ in range(limit):
+        if focused(locator):
+            return
+        page.keyboard.press(key)
+    raise AssertionError(f"Tab never reached {locator}")
+
+
+def assert_focus_visible(page: Page) -> None:
+    style = page.evaluate("() => getComputedStyle(document.activeElement).outlineStyle")
+    assert style not in ("none", ""), f"the focused control has no visible outline ({style})"
+
+
+def play_by_keyboard(page: Page) -> str:
+    """One decision with the keyboard alone, in the "Button controls" panel."""
+    panel = controls(page)
+    cards = panel.get_by_role("group", name="Your cards").get_by_role("button")
+    give = panel.get_by_role("button", name="Give", exact=True)
+    if give.count():
+        for i in range(cards.count()):
+            if give.is_enabled():
+                break
+            if cards.nth(i).is_enabled():
+                tab_to(page, cards.nth(i))
+                page.keyboard.press("Space")
+        tab_to(page, give)
+        page.keyboard.press("Enter")
+        return "give"
+    play = panel.get_by_role("button", name="Play", exact=True)
+    for i in range(cards.count()):
+        card = cards.nth(i)
+        if not card.is_enabled():
+            continue
+        tab_to(page, card)
+        assert_focus_visible(page)
+        page.keyboard.press("Space")
+        expect(card).to_have_attribute("aria-pressed", "true")
+        if play.is_enabled():
+            tab_to(page, play)
+            page.keyboard.press("Enter")
+            return "play"
+        page.keyboard.press("Space")
+        expect(card).to_have_attribute("aria-pressed", "false")
+    tab_to(page, panel.get_by_role("button", name="Pass", exact=True))
+    page.keyboard.press("Enter")
+    return "pass"

@@ -1,0 +1,139 @@
+"""The table page with several people: players on one device behind a curtain, and friends
+joining one room by its link (one leaves, the CPU takes the seat, they come back and play on).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+
+from page_helpers import (  # noqa: F401  (fixtures)
+    STEP_MS,
+    browser,
+    controls,
+    expect,
+    new_page,
+    play_by_mouse,
+    region,
+    requires_browser,
+    start_game,
+    table,
+    table_server,
+)
+
+pytestmark = requires_browser
+
+#: A short disconnect grace so the CPU takes a closed page's seat within a second.
+SERVE_ARGS = ["--grace", "1"]
+
+
+def hand_buttons(page):
+    return table(page).get_by_role("toolbar", name=re.compile(r"^Your hand")).get_by_role("button")
+
+
+def panel_cards(page):
+    return controls(page).get_by_role("group", name="Your cards").get_by_role("button")
+
+
+def record_frames(page) -> list[dict]:
+    frames: list[dict] = []
+
+    def on_socket(ws):
+        ws.on("framereceived", lambda payload: frames.append(json.loads(payload)))
+
+    page.on("websocket", on_socket)
+    return frames
+
+
+def test_hot_seat_curtain_hides_the_next_hand(new_page, table_server):
+    page = new_page()
+    frames = record_frames(page)
+    start_game(page, table_server, "Daifugo", "3 players on this device", players=3)
+    seen = set()
+    for _ in range(4):  # four turn changes
+        curtain = page.get_by_role("dialog", name=re.compile(r"^Player \d's turn$"))
+        expect(curtain).to_be_visible()
+        who = re.match(r"Player \d", curtain.get_by_role("heading").inner_text()).group(0)
+        # behind the curtain no hand is in the page: no card buttons, no card ids, and the
+        # server has not sent the hand either
+        expect(hand_buttons(page)).to_have_count(0)
+        expect(panel_cards(page)).to_have_count(0)
+        assert "data-id=" not in page.content()
+        last = [f for f in frames if f["type"] == "state"][-1]
+        assert last["seat"] is None and not last.get("hand"), last.get("hand")
+        assert last["curtain"]["name"] == who
+
+        curtain.get_by_role("button", name=f"I am {who}: show my cards").click()
+        expect(curtain).to_be_hidden()
+        expect(hand_buttons(page).first).to_be_visible()
+        expect(table(page).get_by_role("group", name=re.compile(rf"^{who}, \w+ seat"))).to_have_count(1)
+        seen.add(who)
+        play_by_mouse(page)
+    assert len(seen) >= 2, seen
+
+
+def my_turn(page) -> bool:
+    return controls(page).get_by_text(re.compile(r"^Your turn")).first.is_visible()
+
+
+def step(page) -> None:
+    """Whatever this person has to do now: close a round's result, or play."""
+    dialog = page.get_by_role("dialog")
+    if dialog.count() and dialog.first.is_visible():
+        page.get_by_role("button", name=re.compile("Continue|New match")).first.click()
+    elif my_turn(page):
+        play_by_mouse(page)
+
+
+def until(condition, pages, what: str, seconds: float = STEP_MS / 1000 * 4) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        for p in pages:
+            step(p)
+        pages[0].wait_for_timeout(50)
+
+
+def test_friends_join_by_link_cpu_takes_a_closed_seat_and_gives_it_back(browser, new_page, table_server):
+    ann = new_page()
+    start_game(ann, table_server, "Daifugo", "Play a friend (send a link)", players=3, name="Ann")
+    link = ann.get_by_role("textbox", name="Room link")
+    expect(link).to_have_value(re.compile(r"/r/[A-Za-z0-9_-]{16,}$"))
+    url = link.input_value()
+
+    bob_context = browser.new_context(viewport={"width": 1360, "height": 900})
+    try:
+        bob = new_page(bob_context)
+        bob.goto(url)
+        bob.get_by_role("textbox", name="Your name").fill("Bob")
+        bob.get_by_role("button", name="Take a seat").click()
+        expect(ann.get_by_role("list", name="Seats")).to_contain_text("Bob")
+        ann.get_by_role("button", name="Fill empty seats with the computer").click()
+
+        # both at one table, each with their own hand; Bob sees Ann's hand face down
+        expect(hand_buttons(ann)).to_have_count(18)
+        expect(hand_buttons(bob)).to_have_count(18)
+        expect(table(bob).get_by_role("group", name=re.compile(r"^Ann, Red seat, \d+ cards"))).to_be_visible()
+        expect(table(ann).get_by_role("group", name=re.compile(r"^Bob, Blue seat, \d+ cards"))).to_be_visible()
+
+        # Bob closes the page: past the grace the computer plays his seat
+        bob.close()
+        ann_log = region(ann, "What happened")
+        until(lambda: "Bob is away: the computer plays for them" in ann_log.inner_text(), [ann], "the CPU to take Bob's seat")
+        before = len(re.findall(r"^Bob: ", ann_log.inner_text(), re.M))
+        until(lambda: len(re.findall(r"^Bob: |^Bob passed", ann_log.inner_text(), re.M)) > before,
+              [ann], "the CPU to play for Bob")
+
+        # Bob comes back by the link (the page keeps his seat token) and plays on
+        bob = new_page(bob_context)
+        bob.goto(url)
+        expect(table(bob).get_by_role("group", name=re.compile(r"^Bob \(you\), Blue seat"))).to_be_visible()
+        expect(hand_buttons(bob).first).to_be_visible()
+        bob_log = region(bob, "What happened")
+        until(lambda: re.search(r"^You: |^You passed|^You gave", bob_log.inner_text(), re.M) is not None,
+              [ann, bob], "Bob to play after coming back")
+        expect(ann_log).to_contain_text("Bob is at the table")
+    finally:
+        bob_context.close()

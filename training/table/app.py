@@ -1,0 +1,504 @@
+"""The table server: a Starlette app with one WebSocket per client (``/ws``) and the page.
+
+:class:`TableServer` holds the rooms, the store and the CPU pool; every client message is
+parsed (:mod:`.protocol`), turned into room ops (:mod:`.rooms`), written to the store, and
+answered with a ``state`` per connection (:mod:`.redact`). Room changes run on the event
+loop between awaits, so a room never sees two changes at once; CPU players think in worker
+threads (:mod:`.cpu`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import re
+import secrets
+from pathlib import Path
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.responses import FileResponse, JSONResponse
+from starlette.routing import Mount, Route, WebSocketRoute
+from starlette.staticfiles import StaticFiles
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from . import protocol
+from .cpu import DEFAULT_THINK_S, CpuPool
+from .events import Event
+from .protocol import ProtocolError, error
+from .redact import frame
+from .rooms import (LEVELS, SEED_BITS, Room, RoomError, check_settings, game_options, new_room_id,
+                    new_token, token_hash)
+from .store import Store
+
+log = logging.getLogger("climbrl.table")
+STATIC = Path(__file__).resolve().parent / "static"
+ROOM_ID = re.compile(r"^[A-Za-z0-9_-]{16,64}$")
+DEFAULT_GRACE_S = 30.0
+SEND_QUEUE = 256
+POLICY_CLOSE = 1008
+
+
+def server_version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return f"climbrl {version('climbrl')}"
+    except Exception:  # noqa: BLE001 - not installed: a source checkout
+        return "climbrl"
+
+
+class Connection:
+    """One WebSocket: the room it sits in, the seats it holds and its send queue."""
+
+    def __init__(self, ws: WebSocket, rate: float, burst: int):
+        self.ws = ws
+        self.room: Room | None = None
+        self.seats: list[int] = []
+        self.revealed: int | None = None
+        self.rate = protocol.RateLimit(rate, burst)
+        self.queue: asyncio.Queue[str | None] = asyncio.Queue(SEND_QUEUE)
+        self.closed = False
+
+    def send(self, message: dict[str, Any]) -> None:
+        if self.closed:
+            return
+        try:
+            self.queue.put_nowait(json.dumps(message, separators=(",", ":")))
+        except asyncio.QueueFull:
+            log.warning("a connection stopped reading; closing it")
+            self.closed = True
+            self.queue = asyncio.Queue(1)
+            self.queue.put_nowait(None)
+
+
+class TableServer:
+    def __init__(self, db: str | None = None, grace_s: float = DEFAULT_GRACE_S,
+                 think_s: float = DEFAULT_THINK_S, workers: int = 2,
+                 rate: float = protocol.RATE_PER_S, burst: int = protocol.BURST):
+        self.store = Store(db)
+        self.grace_s = grace_s
+        self.rate = rate
+        self.burst = burst
+        self.pool = CpuPool(workers, think_s)
+        self.rooms: dict[str, Room] = {}
+        self.conns: dict[str, set[Connection]] = {}
+        self.cpu_tasks: dict[str, asyncio.Task] = {}
+        self.grace_tasks: dict[tuple[str, int], asyncio.Task] = {}
+        self.restored = 0
+
+    # -- start and stop ----------------------------------------------------------------------
+
+    def restore(self) -> None:
+        """Every stored room, its ops executed again; people reconnect with their tokens."""
+        for room_id, settings, seed, ops in self.store.rooms():
+            room = Room(room_id, settings, seed)
+            try:
+                for op in ops:
+                    room.execute(op)
+            except (RoomError, ValueError, KeyError) as err:
+                log.error("room could not be restored past op %d: %s", room.ops, err)
+            self.rooms[room_id] = room
+            self.conns[room_id] = set()
+            self.restored += 1
+        log.info("restored %d rooms", self.restored)
+
+    async def startup(self) -> None:
+        self.restore()
+        for room in self.rooms.values():
+            if room.mode == "friends":
+                for i, seat in enumerate(room.seats):
+                    if seat.kind == "human":
+                        self._start_grace(room, i)
+            self.schedule_cpu(room)
+
+    async def shutdown(self) -> None:
+        for task in list(self.cpu_tasks.values()) + list(self.grace_tasks.values()):
+            task.cancel()
+        self.pool.close()
+        self.store.close()
+
+    # -- the socket ------------------------------------------------------------------------
+
+    async def websocket(self, ws: WebSocket) -> None:
+        await ws.accept()
+        conn = Connection(ws, self.rate, self.burst)
+        writer = asyncio.create_task(self._writer(conn))
+        conn.send({"type": "hello", "protocol": protocol.VERSION, "server": server_version(),
+                   "limits": {"max_message_bytes": protocol.MAX_MESSAGE_BYTES,
+                              "rate_per_s": self.rate, "burst": self.burst},
+                   "modes": ["cpu", "local", "friends"], "levels": list(LEVELS),
+                   "grace_s": self.grace_s, "games": game_options()})
+        try:
+            while not conn.closed:
+                message = await ws.receive()
+                if message["type"] == "websocket.disconnect":
+                    break
+                raw = message.get("text")
+                if raw is None:
+                    raw = message.get("bytes") or b""
+                if not conn.rate.allow():
+                    conn.send(error("rate_limited", "too many messages; slow down"))
+                    if conn.rate.abusive:
+                        await ws.close(POLICY_CLOSE)
+                        break
+                    continue
+                self.handle(conn, raw)
+        except WebSocketDisconnect:
+            pass
+        finally:
+            conn.closed = True
+            self._detach(conn)
+            writer.cancel()
+
+    async def _writer(self, conn: Connection) -> None:
+        try:
+            while True:
+                text = await conn.queue.get()
+                if text is None:
+                    await conn.ws.close(POLICY_CLOSE)
+                    return
+                await conn.ws.send_text(text)
+        except (WebSocketDisconnect, RuntimeError, asyncio.CancelledError):
+            pass
+        except Exception:  # noqa: BLE001 - a dead socket; the reader ends the connection
+            pass
+
+    def handle(self, conn: Connection, raw: str | bytes) -> None:
+        re_id = None
+        try:
+            msg = protocol.parse(raw)
+            re_id = msg.get("id")
+            getattr(self, f"on_{msg['type']}")(conn, msg)
+        except ProtocolError as err:
+            conn.send(error(err.code, str(err), err.re))
+        except RoomError as err:
+            conn.send(error(err.code, str(err), re_id))
+
+    # -- messages --------------------------------------------------------------------------
+
+    def on_ping(self, conn, msg) -> None:
+        conn.send(_reply({"type": "pong"}, msg))
+
+    def on_create(self, conn, msg) -> None:
+        settings = check_settings(msg)
+        room_id = new_room_id()
+        seed = secrets.randbits(SEED_BITS)
+        token = new_token()
+        room = Room(room_id, settings, seed)
+        ops = Room.opening_ops(settings, token)
+        for op in ops:
+            room.execute(op)
+        self.store.create_room(room_id, settings, seed, ops)
+        self.rooms[room_id] = room
+        self.conns[room_id] = set()
+        self._attach(conn, room, room.seats_of(token), token, msg, creator=True)
+        self.schedule_cpu(room)
+
+    def on_join(self, conn, msg) -> None:
+        room_id = msg["room"]
+        room = self.rooms.get(room_id) if ROOM_ID.match(room_id) else None
+        if room is None:
+            raise RoomError("no_room", "there is no such room")
+        token = msg.get("token")
+        if token is not None:
+            seats = room.seats_of(token)
+            if not seats:
+                raise RoomError("bad_token", "that token holds no seat in this room")
+            self._attach(conn, room, seats, token, msg, creator=0 in seats)
+            return
+        if room.mode != "friends":
+            raise RoomError("room_full", "this room takes no more people")
+        seat = room.free_seat()
+        if seat is None:
+            raise RoomError("room_full", "every seat of this room is taken")
+        token = new_token()
+        name = msg.get("name")
+        from .rooms import clean_name
+
+        self._execute(room, {"op": "sit", "seat": seat, "token": token_hash(token),
+                             "name": clean_name(name, f"Player {seat + 1}")})
+        self._attach(conn, room, [seat], token, msg, creator=False)
+
+    def on_fill(self, conn, msg) -> None:
+        room = self._room(conn)
+        if room.mode != "friends" or 0 not in conn.seats:
+            raise RoomError("not_allowed", "only the creator of a friends room fills seats")
+        level = msg.get("level") or room.settings["level"]
+        if level not in LEVELS:
+            raise RoomError("bad_message", f"level must be one of {list(LEVELS)}, got {level!r}")
+        self._execute(room, {"op": "fill", "level": level}, origin=(conn, msg))
+
+    def on_move(self, conn, msg) -> None:
+        room = self._room(conn)
+        seat = self._acting_seat(conn, room, msg)
+        if msg.get("v") is not None and msg["v"] != room.v:
+            raise RoomError("stale", f"the table changed (version {room.v}, the move was for {msg['v']})")
+        if room.turn != seat:
+            raise RoomError("not_your_turn", "it is not your turn")
+        op = {"op": "move", "seat": seat, "action": msg["action"]}
+        if msg.get("cards") is not None and room.game == "doudizhu":
+            op["cards"] = sorted(msg["cards"])
+        self._execute(room, op, origin=(conn, msg))
+
+    def on_check(self, conn, msg) -> None:
+        room = self._room(conn)
+        seat = self._acting_seat(conn, room, msg)
+        if room.table is None:
+            raise RoomError("not_allowed", "the match has not started")
+        conn.send(_reply({"type": "checked", **room.table.check(seat, msg["cards"])}, msg))
+
+    def on_hint(self, conn, msg) -> None:
+        room = self._room(conn)
+        seat = self._acting_seat(conn, room, msg)
+        if room.table is None or room.turn != seat:
+            raise RoomError("no_hint", "a hint is for the seat to move")
+        table = room.table
+        hints = room.hint_ranker(seat)
+        action = hints.next(table.observation(seat), table.view(seat))
+        index = hints._next - 1
+        total = len(hints._order)
+        if room.game == "doudizhu":  # the result card counts the hints
+            self._execute(room, {"op": "hint", "seat": seat})
+        conn.send(_reply({"type": "hint", "action": action, "text": table.cat.action_to_str(action),
+                          "label": table.label(action), "cards": _move_cards(table, seat, action),
+                          "index": index % total, "of": total}, msg))
+
+    def on_undo(self, conn, msg) -> None:
+        room = self._room(conn)
+        seat = self._acting_seat(conn, room, msg)
+        self._execute(room, {"op": "undo", "seat": seat}, origin=(conn, msg))
+
+    def on_reveal(self, conn, msg) -> None:
+        room = self._room(conn)
+        seat = msg["seat"]
+        if room.mode != "local" or seat not in conn.seats:
+            raise RoomError("not_allowed", "reveal is for the seats of a room on one device")
+        if room.turn != seat:
+            raise RoomError("not_allowed", f"it is not seat {seat}'s decision")
+        conn.revealed = seat
+        conn.send(_reply(frame(room, conn.seats, conn.revealed, []), msg))
+
+    def on_settings(self, conn, msg) -> None:
+        room = self._room(conn)
+        for seat in conn.seats:
+            self._execute(room, {"op": "counter", "seat": seat, "on": msg["counter"]}, broadcast=False)
+        conn.send(_reply(frame(room, conn.seats, conn.revealed, []), msg))
+
+    def on_next(self, conn, msg) -> None:
+        room = self._room(conn)
+        self._execute(room, {"op": "next"}, origin=(conn, msg))
+
+    def on_replay(self, conn, msg) -> None:
+        room = self._room(conn)
+        self._execute(room, {"op": "replay"}, origin=(conn, msg))
+
+    def on_leave(self, conn, msg) -> None:
+        room = self._room(conn)
+        seats = conn.seats
+        self._detach(conn)
+        if room.mode == "friends":
+            for s in seats:
+                if not self._held(room, s):
+                    self._set_away(room, s, True)
+
+    # -- helpers ---------------------------------------------------------------------------
+
+    def _room(self, conn) -> Room:
+        if conn.room is None:
+            raise RoomError("not_joined", "create or join a room first")
+        return conn.room
+
+    def _acting_seat(self, conn, room, msg) -> int:
+        seat = msg.get("seat")
+        if seat is None:
+            seat = conn.revealed if room.mode == "local" else (conn.seats[0] if conn.seats else None)
+        if seat is None or seat not in conn.seats:
+            raise RoomError("not_allowed", "that is not your seat" if seat is not None
+                            else "lift the curtain first (reveal)")
+        if room.mode == "local" and seat != conn.revealed:
+            raise RoomError("not_allowed", "lift the curtain first (reveal)")
+        return seat
+
+    def _execute(self, room: Room, op: dict[str, Any], broadcast: bool = True,
+                 origin: tuple[Connection, dict] | None = None) -> None:
+        events = room.execute(op)
+        self.store.append(room.id, room.ops - 1, op)
+        if broadcast:
+            self.broadcast(room, events, origin)
+        self.schedule_cpu(room)
+
+    def broadcast(self, room: Room, events: list[Event],
+                  origin: tuple[Connection, dict] | None = None) -> None:
+        """A ``state`` to every connection of the room; the one whose request caused it gets
+        the request's ``id`` back as ``re``."""
+        for conn in self.conns.get(room.id, ()):
+            if room.mode == "local" and conn.revealed is not None and conn.revealed != room.turn:
+                conn.revealed = None
+            message = frame(room, conn.seats, conn.revealed, events)
+            if origin is not None and origin[0] is conn:
+                _reply(message, origin[1])
+            conn.send(message)
+
+    def _attach(self, conn, room: Room, seats: list[int], token: str, msg, creator: bool) -> None:
+        if conn.room is not None:
+            self._detach(conn)
+        changed = []
+        for s in seats:
+            seat = room.seats[s]
+            task = self.grace_tasks.pop((room.id, s), None)
+            if task is not None:
+                task.cancel()
+            if not seat.connected or seat.away:
+                seat.connected = True
+                seat.away = False
+                changed.append(s)
+        if changed:
+            self.broadcast(room, [Event({"type": "seat", **room._seat_event(s)}) for s in changed])
+        conn.room = room
+        conn.seats = seats
+        conn.revealed = None
+        self.conns[room.id].add(conn)
+        conn.send(_reply({"type": "joined", "room": room.id, "link": f"/r/{room.id}",
+                          "mode": room.mode, "seats": seats, "token": token, "creator": creator}, msg))
+        conn.send(_reply(frame(room, conn.seats, conn.revealed, []), msg))
+        self.schedule_cpu(room)
+
+    def _held(self, room: Room, seat: int) -> bool:
+        return any(seat in c.seats for c in self.conns.get(room.id, ()))
+
+    def _detach(self, conn) -> None:
+        room = conn.room
+        if room is None:
+            return
+        self.conns.get(room.id, set()).discard(conn)
+        seats = conn.seats
+        conn.room = None
+        conn.seats = []
+        changed = []
+        for s in seats:
+            if not self._held(room, s) and room.seats[s].connected:
+                room.seats[s].connected = False
+                changed.append(s)
+                if room.mode == "friends":
+                    self._start_grace(room, s)
+        if changed:
+            self.broadcast(room, [Event({"type": "seat", **room._seat_event(s)}) for s in changed])
+
+    def _start_grace(self, room: Room, seat: int) -> None:
+        key = (room.id, seat)
+        old = self.grace_tasks.pop(key, None)
+        if old is not None:
+            old.cancel()
+
+        async def wait() -> None:
+            try:
+                await asyncio.sleep(self.grace_s)
+            except asyncio.CancelledError:
+                return
+            self.grace_tasks.pop(key, None)
+            if not self._held(room, seat):
+                self._set_away(room, seat, True)
+
+        self.grace_tasks[key] = asyncio.get_running_loop().create_task(wait())
+
+    def _set_away(self, room: Room, seat: int, away: bool) -> None:
+        s = room.seats[seat]
+        if s.away == away:
+            return
+        s.away = away
+        self.broadcast(room, [Event({"type": "seat", **room._seat_event(seat)})])
+        self.schedule_cpu(room)
+
+    # -- CPUs ------------------------------------------------------------------------------
+
+    def schedule_cpu(self, room: Room) -> None:
+        if room.id in self.cpu_tasks or room.cpu_to_move() is None:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        self.cpu_tasks[room.id] = loop.create_task(self._run_cpu(room))
+
+    async def _run_cpu(self, room: Room) -> None:
+        pace = room.settings["pace_ms"] / 1000.0
+        try:
+            while True:
+                who = room.cpu_to_move()
+                if who is None:
+                    return
+                v = room.v
+                if pace:
+                    await asyncio.sleep(pace)
+                if room.v != v or room.cpu_to_move() != who:
+                    continue
+                action = await self.pool.decide(room, *who)
+                if room.v != v or room.cpu_to_move() != who:
+                    continue
+                op = {"op": "move", "seat": who[0], "action": action}
+                events = room.execute(op)
+                self.store.append(room.id, room.ops - 1, op)
+                self.broadcast(room, events)
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # noqa: BLE001 - keep the server up; the room waits for a person
+            log.exception("a CPU move failed")
+        finally:
+            self.cpu_tasks.pop(room.id, None)
+
+
+def _reply(message: dict[str, Any], msg: dict[str, Any]) -> dict[str, Any]:
+    if msg.get("id") is not None:
+        message["re"] = msg["id"]
+    return message
+
+
+def _move_cards(table, seat: int, action: int) -> list[int]:
+    if table.name == "doudizhu":
+        return table.move_ids(seat, action)
+    return table.ids(table.move_cards(seat, action))
+
+
+def create_app(db: str | None = None, grace_s: float = DEFAULT_GRACE_S, **kwargs) -> Starlette:
+    """The ASGI app; ``app.state.server`` is its :class:`TableServer`."""
+    server = TableServer(db, grace_s, **kwargs)
+
+    async def index(request):
+        return FileResponse(STATIC / "index.html")
+
+    async def health(request):
+        return JSONResponse({"ok": True, "rooms": len(server.rooms)})
+
+    from contextlib import asynccontextmanager
+
+    @asynccontextmanager
+    async def lifespan(app):
+        await server.startup()
+        yield
+        await server.shutdown()
+
+    app = Starlette(
+        routes=[
+            Route("/", index),
+            Route("/r/{room_id}", index),
+            Route("/healthz", health),
+            WebSocketRoute("/ws", server.websocket),
+            Mount("/static", app=StaticFiles(directory=STATIC), name="static"),
+        ],
+        lifespan=lifespan,
+    )
+    app.state.server = server
+    return app
+
+
+def serve(host: str = "127.0.0.1", port: int = 8000, db: str | None = None,
+          grace_s: float = DEFAULT_GRACE_S, **kwargs) -> None:
+    """Run the server (``climbrl serve``) until interrupted."""
+    import uvicorn
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    app = create_app(db, grace_s, **kwargs)
+    uvicorn.run(app, host=host, port=port, access_log=False, ws_max_size=1 << 16,
+                log_level="info")

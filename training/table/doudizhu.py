@@ -1,0 +1,404 @@
+"""A Dou Dizhu match at the table: deals in a row, each a :class:`~envs.doudizhu.engine.DoudizhuState`.
+
+The engine holds ranks only (suits never matter in Dou Dizhu); the table also keeps which
+physical cards each seat holds (the deal code names them), so a page can draw real cards and
+a play takes the very cards the person lifted. A match is ``rounds`` scored deals; "replay
+deal" plays the same cards again unscored; undo (against the computer) rebuilds the deal
+from its code and the moves before that person's previous decision.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+from envs.doudizhu.cards import (BLACK_JOKER, FULL_DECK, NUM_RANKS, PHYSICAL_RANK, RANKS, RED_JOKER,
+                                 counts)
+from envs.doudizhu.catalog import CatalogError, Kind
+from envs.doudizhu.engine import KITTY_OWNER, PLAYERS, DoudizhuGame, Phase
+from policies.doudizhu.talk import DoudizhuTalk
+
+from .events import Event
+
+SUIT_LETTERS = "shdc"
+KIND_LABELS = {
+    Kind.SINGLE: "Single", Kind.PAIR: "Pair", Kind.TRIO: "Trio", Kind.TRIO_SINGLE: "Trio + 1",
+    Kind.TRIO_PAIR: "Trio + pair", Kind.CHAIN: "Straight", Kind.PAIR_CHAIN: "Pair straight",
+    Kind.AIRPLANE: "Airplane", Kind.AIRPLANE_SINGLE: "Airplane + singles",
+    Kind.AIRPLANE_PAIR: "Airplane + pairs", Kind.FOUR_TWO_SINGLE: "Four + 2",
+    Kind.FOUR_TWO_PAIR: "Four + 2 pairs", Kind.BOMB: "Bomb", Kind.ROCKET: "Rocket",
+}
+#: the card counter's order: red joker, black joker, 2, A, K ... 3
+COUNTER_ORDER = tuple(reversed(range(NUM_RANKS)))
+
+
+def card_object(index: int) -> dict[str, Any]:
+    rank = PHYSICAL_RANK[index]
+    if rank == BLACK_JOKER:
+        return {"id": index, "text": "BJ", "rank": "B", "suit": None}
+    if rank == RED_JOKER:
+        return {"id": index, "text": "RJ", "rank": "R", "suit": None}
+    suit = SUIT_LETTERS[index % len(SUIT_LETTERS)]
+    return {"id": index, "text": RANKS[rank] + suit, "rank": RANKS[rank], "suit": suit}
+
+
+CARD_OBJECTS = tuple(card_object(i) for i in range(len(PHYSICAL_RANK)))
+
+
+@lru_cache(maxsize=1)
+def shared_engine() -> DoudizhuGame:
+    """The Dou Dizhu engine every room shares (it holds no position, only tables and caches)."""
+    return DoudizhuGame()
+
+
+class DoudizhuTable:
+    """A match of ``rounds`` scored Dou Dizhu deals for one room."""
+
+    name = "doudizhu"
+    players = PLAYERS
+
+    def __init__(self, rounds: int, seed: int):
+        self.engine = shared_engine()
+        self.cat = self.engine.catalog
+        self.talk = DoudizhuTalk(self.engine)
+        self.rounds = rounds
+        self.seed = seed
+        self.scores = [0] * PLAYERS
+        self.deal_no = 0
+        self.replaying = False
+        self.rounds_log: list[dict[str, Any]] = []
+        self.hints_used = 0
+        self.undos = 0
+        self._start(self._new_code(0))
+
+    # -- deals -----------------------------------------------------------------------------
+
+    def _new_code(self, deal_no: int) -> str:
+        return self.engine.new_state(np.random.default_rng([self.seed, deal_no])).deal_code
+
+    def _start(self, code: str) -> None:
+        self.code = code
+        self.state = self.engine.new_state(None, {"deal": code})
+        self.moves: list[tuple[int, int, list[int] | None]] = []
+        self._pile_cards: list[dict[str, Any]] = []
+        self._deal_cards()
+
+    def _deal_cards(self) -> None:
+        owners = self.state.owners
+        self.held = [sorted(i for i, o in enumerate(owners) if o == s) for s in range(PLAYERS)]
+        self.kitty_ids = sorted(i for i, o in enumerate(owners) if o == KITTY_OWNER)
+        self._redeals = self.state.redeals
+        self._landlord = -1
+
+    @property
+    def over(self) -> bool:
+        """The match is over (every scored deal played)."""
+        return self.state.terminal and not self.replaying and self.deal_no + 1 >= self.rounds
+
+    @property
+    def deal_over(self) -> bool:
+        return self.state.terminal
+
+    @property
+    def turn(self) -> int | None:
+        return None if self.state.terminal else self.state.current_player
+
+    def next_deal(self) -> list[Event]:
+        """After a deal: the next scored deal (``ValueError`` while the deal is on or when the
+        match is over)."""
+        if not self.state.terminal:
+            raise ValueError("the deal is not over")
+        if self.over:
+            raise ValueError("the match is over")
+        if not self.replaying:
+            self.deal_no += 1
+        self.replaying = False
+        self._start(self._new_code(self.deal_no))
+        self.hints_used = self.undos = 0
+        return [Event({"type": "start", "round": self.deal_no, "replay": False})]
+
+    def replay(self) -> list[Event]:
+        """The deal just played, again, unscored."""
+        if not self.state.terminal:
+            raise ValueError("the deal is not over")
+        self.replaying = True
+        self._start(self.code)
+        self.hints_used = self.undos = 0
+        return [Event({"type": "start", "round": self.deal_no, "replay": True})]
+
+    # -- moves -----------------------------------------------------------------------------
+
+    def legal(self) -> list[int]:
+        return self.state.legal_actions()
+
+    def label(self, action: int) -> str:
+        cat = self.cat
+        if cat.is_bid(action):
+            bid = cat.bid_of(action)
+            return "no bid" if bid == 0 else f"bid {bid}"
+        if action == cat.PASS:
+            return "pass"
+        names = []
+        for reading in cat.readings[action]:
+            name = KIND_LABELS[reading.kind]
+            if name not in names:
+                names.append(name)
+        return " / ".join(names)
+
+    def shape(self, action: int) -> str:
+        cat = self.cat
+        if cat.is_bid(action):
+            return "bid"
+        if action == cat.PASS:
+            return "pass"
+        return cat.readings[action][0].kind.label
+
+    def move_ids(self, seat: int, action: int) -> list[int]:
+        """The physical cards a play takes from ``seat`` by default: the first held of each rank."""
+        need = list(counts(self.cat.cards[action])) if not self.cat.is_bid(action) else [0] * NUM_RANKS
+        out = []
+        for i in self.held[seat]:
+            r = PHYSICAL_RANK[i]
+            if need[r]:
+                need[r] -= 1
+                out.append(i)
+        return out
+
+    def apply(self, seat: int, action: int, cards=None) -> list[Event]:
+        st = self.state
+        cat = self.cat
+        if st.terminal or st.current_player != seat:
+            raise ValueError("not this seat's turn")
+        if not st.is_legal(action):
+            raise ValueError(f"action {action} is not a legal move now")
+        taken = self._taken(seat, action, cards)
+        bombs_before = st.bombs
+        st.apply(action)
+        self.moves.append((seat, action, taken if cards is not None else None))
+        events: list[Event] = []
+        if cat.is_bid(action):
+            events.append(Event({"type": "bid", "seat": seat, "bid": cat.bid_of(action)}))
+            if st.redeals != self._redeals:
+                self._deal_cards()
+                events.append(Event({"type": "redeal"}))
+            elif st.landlord >= 0 and self._landlord < 0:
+                self._landlord = st.landlord
+                self.held[st.landlord] = sorted(self.held[st.landlord] + self.kitty_ids)
+                events.append(Event({"type": "landlord", "seat": st.landlord, "bid": st.bid,
+                                     "kitty": [CARD_OBJECTS[i] for i in self.kitty_ids]}))
+        elif action == cat.PASS:
+            events.append(Event({"type": "pass", "seat": seat}))
+            if st.pile < 0 and not st.terminal:
+                events.append(Event({"type": "clear", "leader": st.current_player}))
+        else:
+            for i in taken:
+                self.held[seat].remove(i)
+            self._pile_cards = [CARD_OBJECTS[i] for i in taken]
+            events.append(Event({"type": "play", "seat": seat, "text": cat.action_to_str(action),
+                                 "label": self.label(action),
+                                 "cards": [CARD_OBJECTS[i] for i in taken]}))
+            if st.bombs != bombs_before:
+                events.append(Event({"type": "bomb", "seat": seat, "rocket": action == cat.ROCKET,
+                                     "multiplier": 1 << st.bombs}))
+        if st.terminal:
+            events += self._deal_end()
+        return events
+
+    def _taken(self, seat: int, action: int, cards) -> list[int]:
+        cat = self.cat
+        if cat.is_bid(action) or action == cat.PASS:
+            return []
+        if cards is None:
+            return self.move_ids(seat, action)
+        held = set(self.held[seat])
+        if len(set(cards)) != len(cards) or not set(cards) <= held:
+            raise ValueError("the cards named are not all in this seat's hand")
+        got = [0] * NUM_RANKS
+        for i in cards:
+            got[PHYSICAL_RANK[i]] += 1
+        if bytes(got) != counts(cat.cards[action]):
+            raise ValueError(f"the cards named are not the cards of {cat.action_to_str(action)!r}")
+        return sorted(cards)
+
+    def _deal_end(self) -> list[Event]:
+        result = self.result()
+        if result["scored"]:
+            self.scores = [a + b for a, b in zip(self.scores, result["points"])]
+            result["scores"] = self.scores[:]
+            self.rounds_log.append({"round": self.deal_no, "points": result["points"],
+                                    "scores": self.scores[:], "landlord": result.get("landlord"),
+                                    "outcome": result["outcome"]})
+        events = [Event({"type": "deal_end", "result": result})]
+        if self.over:
+            best = max(range(PLAYERS), key=lambda s: self.scores[s])
+            events.append(Event({"type": "match_end", "winner": best, "scores": self.scores[:]}))
+        return events
+
+    def undo(self, seat: int) -> list[Event]:
+        """Back to ``seat``'s previous decision of this deal; ``ValueError`` when it has none."""
+        last = max((i for i, m in enumerate(self.moves) if m[0] == seat), default=None)
+        if last is None:
+            raise ValueError("no decision of yours to take back in this deal")
+        if self.state.terminal:
+            raise ValueError("the deal is over")
+        keep = self.moves[:last]
+        self._start(self.code)
+        for s, a, cards in keep:
+            self.apply(s, a, cards)
+        self.undos += 1
+        return [Event({"type": "undo", "seat": seat})]
+
+    # -- what a seat sees ------------------------------------------------------------------
+
+    def result(self) -> dict[str, Any] | None:
+        st = self.state
+        if st.result is None:
+            return None
+        r = dict(st.result)
+        multipliers = []
+        if r["outcome"] != "no bid":
+            multipliers.append({"name": "bid", "value": r["bid"]})
+            multipliers += [{"name": "bomb", "value": 2}] * r["bombs"]
+            if r["spring"]:
+                multipliers.append({"name": "spring", "value": 2})
+            if r["anti_spring"]:
+                multipliers.append({"name": "anti_spring", "value": 2})
+            r["landlord"] = st.landlord
+        r.update({
+            "multipliers": multipliers,
+            "scored": not self.replaying,
+            "hands": [[CARD_OBJECTS[i] for i in self.held[s]] for s in range(PLAYERS)],
+            "kitty": [CARD_OBJECTS[i] for i in self.kitty_ids],
+            "deal_code": self.code,
+            "hints_used": self.hints_used,
+            "undos": self.undos,
+            "scores": self.scores[:],
+        })
+        return r
+
+    def seat_public(self, seat: int) -> dict[str, Any]:
+        st = self.state
+        bid = st.bids[seat]
+        role = None if st.landlord < 0 else ("landlord" if seat == st.landlord else "peasant")
+        passed = st.trick[seat] == self.cat.PASS and not st.terminal
+        return {"cards": len(self.held[seat]), "title": None, "passed": passed,
+                "place": None, "score": self.scores[seat], "role": role,
+                "bid": None if bid < 0 else bid}
+
+    def public(self) -> dict[str, Any]:
+        st = self.state
+        cat = self.cat
+        pile = None
+        if st.pile >= 0:
+            pile = {"by": st.pile_owner, "text": cat.action_to_str(st.pile),
+                    "label": self.label(st.pile),
+                    "cards": self._pile_cards}
+        last = None
+        if st.history:
+            s, a = st.history[-1]
+            last = {"seat": s, "text": cat.action_to_str(a)}
+        base = self.engine.config.base_points
+        multiplier = 1 << st.bombs
+        return {
+            "phase": st.phase.label,
+            "round": self.deal_no,
+            "rounds": self.rounds,
+            "pile": pile,
+            "last": last,
+            "flags": {"revolution": False, "jack_back": False, "lock": None, "reversed": False},
+            "history": self.rounds_log,
+            "match": {"over": self.over, "scores": self.scores[:],
+                      "winner": max(range(PLAYERS), key=lambda s: self.scores[s]) if self.over else None,
+                      "deals": None},
+            "doudizhu": {
+                "first_bidder": st.first_bidder,
+                "bids": [None if b < 0 else b for b in st.bids],
+                "landlord": st.landlord if st.landlord >= 0 else None,
+                "bid": st.bid or st.high_bid,
+                "kitty": [CARD_OBJECTS[i] for i in self.kitty_ids] if st.landlord >= 0 else None,
+                "bombs": st.bombs,
+                "multiplier": multiplier,
+                "round_box": {"base": base, "bid": st.bid or st.high_bid, "multiplier": multiplier,
+                              "points": base * (st.bid or st.high_bid) * multiplier},
+                "hints_used": self.hints_used,
+                "undos": self.undos,
+                "replay": self.replaying,
+                "deal": self.deal_no + 1,
+                "deals": self.rounds,
+            },
+            "result": self.result(),
+        }
+
+    def private(self, seat: int, counter: bool = False) -> dict[str, Any]:
+        st = self.state
+        out: dict[str, Any] = {
+            "hand": [CARD_OBJECTS[i] for i in self.held[seat]],
+            "moves": None,
+            "playable": None,
+            "can_pass": False,
+            "advice": None,
+            "counter": None,
+        }
+        if counter:
+            unseen = counts(self._unseen(seat))
+            out["counter"] = {RANKS[r]: unseen[r] for r in COUNTER_ORDER}
+        if self.turn == seat:
+            moves = []
+            playable = set()
+            for a in self.legal():
+                ids = self.move_ids(seat, a)
+                playable.update(ids)
+                moves.append({"action": a, "text": self.cat.action_to_str(a), "label": self.label(a),
+                              "shape": self.shape(a), "cards": ids,
+                              "any_suit": not self.cat.is_bid(a) and a != self.cat.PASS})
+            out["moves"] = moves
+            out["playable"] = sorted(playable)
+            out["can_pass"] = self.cat.PASS in self.legal()
+            if st.phase == Phase.BIDDING:
+                out["advice"] = self.engine.evaluator.advice(st.hands[seat], st.high_bid)
+        return out
+
+    def _unseen(self, seat: int) -> int:
+        return FULL_DECK - self.state.hands[seat] - sum(self.state.played)
+
+    # -- checking a selection ----------------------------------------------------------------
+
+    def check(self, seat: int, ids: list[int]) -> dict[str, Any]:
+        from .daifugo import _checked
+
+        st = self.state
+        held = set(self.held[seat])
+        bad = [i for i in ids if i not in held]
+        if bad:
+            return _checked(ids, None, [], f"card {bad[0]} is not in your hand")
+        if st.phase == Phase.BIDDING:
+            return _checked(ids, None, [], "it is the bidding: bid or pass")
+        text = "".join(RANKS[PHYSICAL_RANK[i]] for i in ids)
+        try:
+            action = self.cat.action_from_str(text)
+        except CatalogError:
+            return _checked(ids, None, [], "not a Dou Dizhu combination")
+        label = self.label(action)
+        if self.turn != seat:
+            return _checked(ids, label, [], "it is not your turn")
+        legal = self.legal()
+        if action in legal:
+            entry = {"action": action, "text": self.cat.action_to_str(action), "label": label}
+            return _checked(ids, label, [entry], None)
+        reason = self.talk.explain(action, st.view(seat), legal)
+        return _checked(ids, label, [], reason)
+
+    # -- for the CPUs and hints ----------------------------------------------------------------
+
+    def observation(self, seat: int) -> dict[str, Any]:
+        st = self.state
+        mask = np.zeros(self.engine.num_actions, np.int8)
+        if seat == st.current_player and not st.terminal:
+            mask[st.legal_actions()] = 1
+        return {"observation": self.engine.observe(st, seat), "action_mask": mask}
+
+    def view(self, seat: int) -> dict[str, Any]:
+        return self.state.view(seat)
+

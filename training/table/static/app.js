@@ -1,0 +1,744 @@
+// The table page: lobby, room links, the table and its overlays, talking to `climbrl serve`
+// over one WebSocket (docs/protocol.md). Plain modern JavaScript modules, no build step.
+
+import { Connection } from "./net.js";
+import { Lobby } from "./lobby.js";
+import { describe, ordinal } from "./events.js";
+import { cardFace, cardRow, cardsShortText } from "./cards.js";
+import {
+  colourClass, colourName, el, giveMoves, matchingMoves, renderBoard, renderPanel, roundBox, turnText,
+} from "./table.js";
+
+const $ = (sel) => document.querySelector(sel);
+const TOKEN_KEY = (room) => `climbrl.token.${room}`;
+const PREFS_KEY = "climbrl.prefs";
+const BANNER_MS = 1500;
+
+const ui = {
+  selected: new Set(),
+  fresh: new Set(),
+  status: { text: "", tone: "" },
+  rovingId: null,
+  checks: new Map(),
+  giveQueue: [],
+  hint: null,
+  drag: null,
+  said: {},
+  sentAt: null,
+};
+
+const app = {
+  conn: null,
+  hello: null,
+  lobby: null,
+  room: null,
+  token: null,
+  mode: null,
+  creator: false,
+  st: null,
+  dealKey: null,
+  resultShownFor: null,
+  prefs: loadPrefs(),
+};
+
+function loadPrefs() {
+  try {
+    return { graphics: true, counter: false, ...JSON.parse(localStorage.getItem(PREFS_KEY) || "{}") };
+  } catch {
+    return { graphics: true, counter: false };
+  }
+}
+
+function savePrefs() {
+  localStorage.setItem(PREFS_KEY, JSON.stringify(app.prefs));
+}
+
+// ------------------------------------------------------------------------------ screens
+
+function show(screen) {
+  for (const id of ["lobby", "room", "join", "game"]) $(`#${id}`).hidden = id !== screen;
+  $("#leave").hidden = screen === "lobby";
+}
+
+function toast(text) {
+  const t = $("#toast");
+  t.textContent = text;
+  t.hidden = false;
+  clearTimeout(toast.timer);
+  toast.timer = setTimeout(() => (t.hidden = true), 4000);
+}
+
+function say(text) {
+  const live = $("#live");
+  live.append(el("p", {}, text));
+  while (live.childElementCount > 6) live.firstElementChild.remove();
+}
+
+const banners = [];
+function banner(text) {
+  // at a fast table keep only the latest few signs
+  if (banners.length > 2) banners.splice(1, banners.length - 2);
+  banners.push(text);
+  if (banners.length === 1) nextBanner();
+}
+function nextBanner() {
+  const b = $("#banner");
+  if (!banners.length) {
+    b.classList.remove("show");
+    return;
+  }
+  b.textContent = banners[0];
+  b.classList.add("show");
+  setTimeout(() => {
+    banners.shift();
+    nextBanner();
+  }, banners.length > 3 ? BANNER_MS / 2 : BANNER_MS);
+}
+
+function logLine(text, isEvent) {
+  const log = $("#log");
+  log.append(el("li", { class: isEvent ? "event" : "" }, text));
+  while (log.childElementCount > 200) log.firstElementChild.remove();
+}
+
+// ------------------------------------------------------------------------------ names
+
+function who(seat, opts = {}) {
+  const st = app.st;
+  if (seat === null || seat === undefined || !st || !st.seats[seat]) return "nobody";
+  const s = st.seats[seat];
+  const mine = app.mode !== "local" && st.seat === seat;
+  if (mine && !opts.tag) return "You";
+  if (mine && s.name !== "You") return `${s.name} (you)`;
+  return s.name;
+}
+
+// ------------------------------------------------------------------------------ connection
+
+async function boot() {
+  app.conn = new Connection({
+    onMessage,
+    onDown: () => toast("Connection lost; reconnecting…"),
+    onReopen: async () => {
+      if (app.room && app.token) {
+        const j = await app.conn.request({ type: "join", room: app.room, token: app.token });
+        if (j.type === "error") toast(j.message);
+        else {
+          $("#toast").hidden = true;
+          joined(j);
+        }
+      }
+    },
+  });
+  app.hello = await app.conn.open();
+  app.lobby = new Lobby($("#lobby"), app.hello.games, create);
+  heroFan();
+  setupControls();
+  window.addEventListener("popstate", route);
+  route();
+}
+
+function route() {
+  const m = /^\/r\/([A-Za-z0-9_-]+)\/?$/.exec(location.pathname);
+  if (!m) {
+    app.room = null;
+    show("lobby");
+    return;
+  }
+  const room = m[1];
+  const token = localStorage.getItem(TOKEN_KEY(room));
+  app.room = room;
+  if (token) {
+    app.conn.request({ type: "join", room, token }).then((j) => {
+      if (j.type === "error") {
+        localStorage.removeItem(TOKEN_KEY(room));
+        showJoin(room, j.message);
+      } else joined(j);
+    });
+  } else showJoin(room);
+}
+
+function showJoin(room, error) {
+  show("join");
+  const err = $("#join-error");
+  err.textContent = error || "";
+  err.hidden = !error;
+  $("#join-name").focus();
+}
+
+async function create(msg) {
+  app.lobby.showError("");
+  if (msg.game === "doudizhu") msg.counter = !!app.prefs.counter;
+  const j = await app.conn.request(msg);
+  if (j.type === "error") {
+    app.lobby.showError(j.message);
+    return;
+  }
+  joined(j);
+}
+
+function joined(j) {
+  app.room = j.room;
+  app.token = j.token;
+  app.mode = j.mode;
+  app.creator = !!j.creator;
+  localStorage.setItem(TOKEN_KEY(j.room), j.token);
+  if (location.pathname !== j.link) history.pushState({}, "", j.link);
+}
+
+function onMessage(msg) {
+  if (msg.type === "state") onState(msg);
+  else if (msg.type === "error") {
+    toast(msg.message);
+    if (ui.sentAt !== null && app.st) {
+      // the move was refused: the turn is still ours
+      ui.sentAt = null;
+      app.st.waiting = false;
+      app.st.your_turn = app.st.mine;
+      render();
+    }
+  }
+}
+
+// ------------------------------------------------------------------------------ state
+
+function onState(st) {
+  const prev = app.st;
+  // a move sent on version v waits for the table's answer (a newer version)
+  if (ui.sentAt !== null && st.v !== ui.sentAt) ui.sentAt = null;
+  st.mine = st.your_turn;
+  st.waiting = ui.sentAt !== null && st.v === ui.sentAt;
+  if (st.waiting) st.your_turn = false;
+  app.st = st;
+  if (st.started === false) {
+    showRoom(st);
+    return;
+  }
+  if ($("#game").hidden) {
+    show("game");
+    $("#log").replaceChildren();
+  }
+  // a new deal or a new hand behind the curtain: nothing stays lifted
+  const key = `${st.round}/${st.doudizhu ? st.doudizhu.deal + ":" + st.doudizhu.replay : ""}/${st.seat}`;
+  if (key !== app.dealKey) {
+    ui.selected.clear();
+    ui.fresh.clear();
+    ui.hint = null;
+    app.dealKey = key;
+  }
+  const inHand = new Set((st.hand || []).map((c) => c.id));
+  for (const id of [...ui.selected]) if (!inHand.has(id)) ui.selected.delete(id);
+  for (const id of [...ui.fresh]) if (!inHand.has(id)) ui.fresh.delete(id);
+  if (!prev || prev.v !== st.v) ui.checks.clear();
+
+  for (const ev of st.events || []) onEvent(st, ev);
+  if (st.your_turn && !(prev && prev.your_turn && prev.v === st.v - 1 && prev.turn === st.turn) && !st.curtain) {
+    say(st.phase === "bidding" ? "Your turn to bid." : "Your turn.");
+  }
+  curtain(st);
+  if (ui.giveQueue.length && st.your_turn && giveMoves(st).length) sendNextGive();
+  else if (!st.your_turn) ui.giveQueue = [];
+  render();
+}
+
+function onEvent(st, ev) {
+  const d = describe(ev, who, app.mode === "local" ? null : st.seat, st.game);
+  logLine(d.text, !!d.banner);
+  if (ev.type !== "play" && ev.type !== "pass" || ev.seat !== st.seat) say(d.text);
+  if (d.banner) banner(d.banner);
+  if (ev.type === "give" && ev.cards && ev.to === st.seat) for (const c of ev.cards) ui.fresh.add(c.id);
+  if (ev.type === "start") ui.fresh.clear();
+  // what each seat last did on this pile, shown by its name tag
+  if (ev.type === "play") ui.said[ev.seat] = ev.label || ev.text;
+  if (ev.type === "pass") ui.said[ev.seat] = "Pass";
+  if (ev.type === "bid") ui.said[ev.seat] = ev.bid ? `Bid ${ev.bid}` : "No bid";
+  if (["clear", "start", "landlord", "eight_cut", "redeal", "undo"].includes(ev.type)) ui.said = {};
+  if (ev.type === "round_end") showRoundEnd(st, ev);
+  if (ev.type === "deal_end") showDealEnd(st, ev.result);
+  if (ev.type === "match_end") showMatchEnd(st, ev);
+}
+
+function curtain(st) {
+  const box = $("#curtain");
+  if (app.mode === "local" && st.curtain && (st.seat === null || st.seat === undefined)) {
+    const s = st.seats[st.curtain.seat];
+    $("#curtain-title").textContent = `${st.curtain.name}'s turn`;
+    $("#curtain-text").textContent = "Everyone else, look away. Only the player named above may lift the curtain.";
+    const b = $("#curtain-lift");
+    b.textContent = `I am ${st.curtain.name}: show my cards`;
+    b.className = `primary big ${colourClass(s.colour)}`;
+    const wasHidden = box.hidden;
+    box.hidden = false;
+    if (wasHidden) b.focus();
+  } else if (!box.hidden) {
+    box.hidden = true;
+    focusHand();
+  }
+}
+
+function showRoom(st) {
+  show("room");
+  $("#room-link").value = location.origin + `/r/${st.room}`;
+  const list = $("#room-seats");
+  list.replaceChildren();
+  for (const s of st.seats) {
+    const state = s.kind === "empty" ? "empty seat" : s.kind === "cpu" ? `computer (${s.level})` : s.connected ? "here" : "disconnected";
+    list.append(el("li", { class: colourClass(s.colour) }, el("span", { class: "swatch", "aria-hidden": "true" }),
+      el("strong", {}, s.kind === "empty" ? `Seat ${s.seat + 1}` : s.name), ` · ${colourName(s.colour)} · ${state}`,
+      s.seat === st.seat ? " (you)" : ""));
+  }
+  $("#room-fill").hidden = !app.creator;
+  $("#room-intro").textContent = app.creator
+    ? "Send this link to your friends. The game starts when every seat is taken."
+    : "You are seated. The game starts when every seat is taken.";
+}
+
+// ------------------------------------------------------------------------------ selection
+
+function toggle(id, value) {
+  const st = app.st;
+  if (!st || !(st.hand || []).some((c) => c.id === id)) return;
+  if (st.your_turn && st.playable && !st.playable.includes(id) && st.phase !== "bidding") return;
+  const on = value === undefined ? !ui.selected.has(id) : value;
+  if (on) ui.selected.add(id);
+  else ui.selected.delete(id);
+  ui.hint = null;
+  render();
+}
+
+function updateStatus() {
+  const st = app.st;
+  const s = ui.status;
+  s.tone = "";
+  if (!st || st.curtain && st.seat === null) {
+    s.text = "";
+    return;
+  }
+  if (st.your_turn && st.phase === "bidding") {
+    s.text = ((st.doudizhu && st.doudizhu.advice) || "Your turn to bid.").replace("->", "→");
+    return;
+  }
+  if (st.your_turn && giveMoves(st).length) {
+    const need = st.exchange.to_give;
+    const picked = [...ui.selected];
+    const cards = (st.hand || []).filter((c) => ui.selected.has(c.id));
+    if (picked.length === need) s.text = `Give ${cardsShortText(cards)} · press Give`;
+    else s.text = `Choose ${need} card${need === 1 ? "" : "s"} to give back (${picked.length} chosen)`;
+    return;
+  }
+  if (ui.hint && (ui.selected.size || !(ui.hint.cards || []).length)) {
+    const pass = !(ui.hint.cards || []).length;
+    s.text = `Hint ${ui.hint.index + 1} of ${ui.hint.of}: ${pass ? "pass" : `${ui.hint.label} · playable`}`;
+    s.tone = "good";
+    return;
+  }
+  if (!ui.selected.size) {
+    if (st.your_turn) {
+      const how = st.game === "doudizhu" ? "Tap cards, or drag across them" : "Press cards to lift them";
+      s.text = `${how}, then Play${st.can_pass ? ", or Pass" : ""}`;
+    } else s.text = st.match && st.match.over ? turnText(st, who) : st.turn !== null && st.turn !== undefined ? `${who(st.turn)} to move` : "";
+    return;
+  }
+  const matches = matchingMoves(st, ui.selected);
+  if (st.your_turn && matches.length) {
+    s.text = `${matches.map((m) => m.label).join(" or ")} · playable`;
+    s.tone = "good";
+    return;
+  }
+  const key = [...ui.selected].sort((a, b) => a - b).join(",");
+  const known = ui.checks.get(key);
+  if (known) {
+    s.text = known.status;
+    s.tone = known.playable ? "good" : "bad";
+    return;
+  }
+  s.text = "…";
+  clearTimeout(updateStatus.timer);
+  updateStatus.timer = setTimeout(() => check(key), 60);
+}
+
+async function check(key) {
+  const ids = key.split(",").map(Number);
+  const v = app.st.v;
+  const reply = await app.conn.request({ type: "check", cards: ids });
+  if (reply.type !== "checked" || !app.st || app.st.v !== v) return;
+  ui.checks.set(key, reply);
+  const now = [...ui.selected].sort((a, b) => a - b).join(",");
+  if (now === key) render();
+}
+
+// ------------------------------------------------------------------------------ actions
+
+function act(a) {
+  const st = app.st;
+  if (a.kind === "move") {
+    const msg = { type: "move", action: a.move.action, v: st.v };
+    if (a.move.cards && a.move.cards.length && a.move.shape !== "bid" && a.move.shape !== "pass") msg.cards = [...ui.selected];
+    if (app.mode === "local") msg.seat = st.turn;
+    ui.selected.clear();
+    ui.hint = null;
+    ui.sentAt = st.v;
+    st.waiting = true;
+    st.your_turn = false;
+    app.conn.send(msg);
+    render();
+  } else if (a.kind === "give") {
+    ui.giveQueue = [...ui.selected];
+    sendNextGive();
+  } else if (a.kind === "hint") {
+    app.conn.request({ type: "hint" }).then((r) => {
+      if (r.type === "error") {
+        toast(r.message);
+        return;
+      }
+      ui.selected = new Set(r.cards);
+      ui.hint = r;
+      say(`Hint: ${r.label}`);
+      render();
+    });
+  } else if (a.kind === "undo") {
+    ui.selected.clear();
+    ui.hint = null;
+    app.conn.request({ type: "undo" }).then((r) => {
+      if (r.type === "error") toast(r.message);
+    });
+  }
+}
+
+function sendNextGive() {
+  const st = app.st;
+  while (ui.giveQueue.length) {
+    const id = ui.giveQueue.shift();
+    const m = giveMoves(st).find((g) => g.cards.length === 1 && g.cards[0] === id);
+    if (!m) continue;
+    const msg = { type: "move", action: m.action, v: st.v, cards: [id] };
+    if (app.mode === "local") msg.seat = st.turn;
+    ui.selected.delete(id);
+    ui.sentAt = st.v;
+    st.waiting = true;
+    st.your_turn = false;
+    app.conn.send(msg);
+    return;
+  }
+}
+
+// ------------------------------------------------------------------------------ results
+
+function seatRowName(st, s) {
+  return who(s, { tag: true });
+}
+
+function openResult(title, body, buttons) {
+  $("#result-title").textContent = title;
+  $("#result-body").replaceChildren(...body);
+  const box = $("#result-actions");
+  box.replaceChildren(...buttons.map(([label, fn, primary]) =>
+    el("button", { type: "button", class: primary ? "primary" : "", onclick: fn }, label)));
+  $("#result").hidden = false;
+  box.querySelector(".primary, button").focus();
+}
+
+function closeResult() {
+  $("#result").hidden = true;
+  app.resultShownFor = null;
+  focusHand();
+}
+
+function placeTable(st, places, titles, points, scores) {
+  const order = st.seats.map((s) => s.seat).sort((a, b) => places[a] - places[b]);
+  return el("table", {},
+    el("caption", {}, "Places this round"),
+    el("thead", {}, el("tr", {}, ...["Place", "Seat", "Title", "Points", "Total"].map((h) => el("th", { scope: "col" }, h)))),
+    el("tbody", {}, ...order.map((s) => el("tr", { class: s === st.seat ? "me" : "" },
+      el("td", {}, ordinal(places[s])), el("td", {}, seatRowName(st, s)), el("td", {}, titles ? titles[s] || "" : ""),
+      el("td", { class: "num" }, `${points[s] >= 0 ? "+" : ""}${points[s]}`), el("td", { class: "num" }, String(scores[s]))))));
+}
+
+function showRoundEnd(st, ev) {
+  if ((st.events || []).some((e) => e.type === "match_end")) return;
+  app.resultShownFor = `round-${ev.round}`;
+  const me = app.mode === "local" ? null : st.seat;
+  const body = [];
+  if (me !== null && me !== undefined) {
+    body.push(el("p", { class: "verdict" }, `You finished ${ordinal(ev.places[me])}${ev.titles ? ` · ${ev.titles[me]}` : ""}`));
+  }
+  const first = ev.places.indexOf(0);
+  body.push(el("p", {}, `${who(first)} ${first === me ? "win" : "wins"} the round. Round ${ev.round + 1} of ${st.rounds}; the next round starts with the exchange.`));
+  body.push(placeTable(st, ev.places, ev.titles, ev.points, ev.scores));
+  openResult(`Round ${ev.round + 1} is over`, body, [["Continue", closeResult, true]]);
+}
+
+function showMatchEnd(st, ev) {
+  app.resultShownFor = "match";
+  const me = app.mode === "local" ? null : st.seat;
+  const scores = ev.scores;
+  const order = st.seats.map((s) => s.seat).sort((a, b) => scores[b] - scores[a]);
+  if (ev.winner !== undefined && ev.winner !== null) {
+    order.splice(order.indexOf(ev.winner), 1);
+    order.unshift(ev.winner);
+  }
+  const body = [];
+  if (me !== null && me !== undefined) {
+    const place = order.indexOf(me);
+    body.push(el("p", { class: "verdict " + (place === 0 ? "win" : "lose") },
+      place === 0 ? `You win the match with ${scores[me]} points!` : `You are ${ordinal(place)} with ${scores[me]} points. ${who(ev.winner)} wins the match.`));
+  } else {
+    body.push(el("p", { class: "verdict win" }, `${who(ev.winner)} wins the match with ${scores[ev.winner]} points.`));
+  }
+  const lastRound = (st.history || [])[st.history.length - 1];
+  body.push(el("table", {},
+    el("caption", {}, "Final scores"),
+    el("thead", {}, el("tr", {}, ...["Place", "Seat", "Score"].map((h) => el("th", { scope: "col" }, h)))),
+    el("tbody", {}, ...order.map((s, i) => el("tr", { class: s === me ? "me" : "" },
+      el("td", {}, ordinal(i)), el("td", {}, seatRowName(st, s)), el("td", { class: "num" }, String(scores[s])))))));
+  if (lastRound && lastRound.places && st.game !== "doudizhu") {
+    body.push(placeTable(st, lastRound.places, lastRound.titles, lastRound.points, lastRound.scores));
+  }
+  if (st.match && st.match.deals && st.match.deals.length) {
+    body.push(el("p", {}, "Deal code: ", el("span", { class: "code" }, String(st.match.deals[0]))));
+  }
+  if (st.game === "doudizhu") return; // the deal's result card carries the match end too
+  openResult("The match is over", body, [["New match", () => { app.conn.send({ type: "next" }); closeResult(); }, true], ["Back to the lobby", leave]]);
+}
+
+const MULTIPLIER_NAME = { bid: "Bid", bomb: "Bomb", rocket: "Rocket", spring: "Spring", anti_spring: "Counter-spring" };
+
+function showDealEnd(st, r) {
+  app.resultShownFor = "deal";
+  const me = app.mode === "local" ? null : st.seat;
+  const body = [];
+  const names = (s) => who(s, { tag: true });
+  let title;
+  if (r.outcome === "no bid") {
+    title = "Nobody bid";
+    body.push(el("p", { class: "verdict" }, "Nobody bid, too many times in a row: the deal scores nothing."));
+  } else {
+    const landlordWon = r.outcome === "landlord";
+    title = landlordWon ? "The landlord wins" : "The peasants win";
+    if (me !== null && me !== undefined) {
+      const won = r.points[me] > 0;
+      body.push(el("p", { class: "verdict " + (won ? "win" : "lose") },
+        `${won ? "You win" : "You lose"} ${Math.abs(r.points[me])} points` + (r.scored === false ? " (a replay: not scored)" : "")));
+    }
+    const items = r.multipliers.map((m) => el("li", {}, `${MULTIPLIER_NAME[m.name] || m.name}: ×${m.value}`));
+    const has = (name) => r.multipliers.some((m) => m.name === name);
+    if (!has("bomb") && !has("rocket")) items.push(el("li", {}, "Bombs and rockets: none (×1)"));
+    if (!has("spring") && !has("anti_spring")) items.push(el("li", {}, "Spring or counter-spring: no (×1)"));
+    const mult = el("ul", { class: "multipliers" }, ...items);
+    body.push(el("h3", {}, "Multipliers"), mult);
+    const base = st.doudizhu && st.doudizhu.round_box ? st.doudizhu.round_box.base : 10;
+    body.push(el("p", { class: "formula" },
+      `${base} × ${r.multipliers.map((m) => m.value).join(" × ")} = ${r.round_points} points · ` +
+      (landlordWon ? `landlord +${2 * r.round_points}, each peasant −${r.round_points}` : `landlord −${2 * r.round_points}, each peasant +${r.round_points}`)));
+  }
+  body.push(el("table", { class: "hands-left" },
+    el("caption", {}, "Cards left"),
+    el("thead", {}, el("tr", {}, ...["Seat", "Role", "Cards", "Points"].map((h) => el("th", { scope: "col" }, h)))),
+    el("tbody", {}, ...r.hands.map((hand, s) => el("tr", { class: s === me ? "me" : "" },
+      el("td", {}, names(s)), el("td", {}, s === r.landlord ? "Landlord" : "Peasant"),
+      el("td", {}, hand.length ? cardRow(hand, { small: true }) : "none (went out)"),
+      el("td", { class: "num" }, String(r.points[s])))))));
+  if (r.kitty && r.kitty.length) body.push(el("p", { class: "kitty-line" }, "Kitty: ", cardRow(r.kitty, { small: true })));
+  body.push(el("p", {}, "Deal code: ", el("span", { class: "code" }, r.deal_code || "")));
+  body.push(el("p", {}, `Hints used: ${r.hints_used ?? 0} · Undos: ${r.undos ?? 0}`));
+  const over = st.match && st.match.over;
+  if (over) {
+    const scores = st.match.scores;
+    const winner = st.match.winner;
+    body.push(el("p", { class: "verdict" }, `The match is over: ${who(winner)} ${winner === me ? "win" : "wins"} with ${scores[winner]} points.`));
+  }
+  openResult(title, body, [
+    [over ? "New match" : "Next deal", () => { app.conn.send({ type: "next" }); closeResult(); }, true],
+    ["Replay deal", () => { app.conn.send({ type: "replay" }); closeResult(); }],
+    ["Back to the lobby", leave],
+  ]);
+}
+
+// ------------------------------------------------------------------------------ render
+
+function keepFocus(draw) {
+  const a = document.activeElement;
+  const key = a && a.dataset ? a.dataset.key : null;
+  const index = a && a.parentElement ? [...a.parentElement.children].indexOf(a) : -1;
+  const parent = a ? a.parentElement && a.parentElement.id : null;
+  draw();
+  if (!key) return;
+  let target = document.querySelector(`[data-key="${CSS.escape(key)}"]`);
+  if (!target && parent) {
+    const box = document.getElementById(parent);
+    if (box && box.children.length) target = box.children[Math.min(index, box.children.length - 1)];
+  }
+  if (!target) target = document.querySelector("#controls-hand button, #controls-actions button");
+  if (target && target !== document.activeElement) target.focus({ preventScroll: true });
+}
+
+/** While a dialog (curtain, result, settings) is up, the page behind it takes no focus. */
+function syncInert() {
+  const open = [...document.querySelectorAll(".overlay")].some((o) => !o.hidden);
+  for (const id of ["main", "top"]) {
+    const e = document.getElementById(id);
+    if (e) e.inert = open;
+  }
+}
+
+function render() {
+  const st = app.st;
+  if (!st || st.started === false) return;
+  updateStatus();
+  const h = { who, toggle, act };
+  keepFocus(() => {
+    renderBoard(st, ui, h);
+    renderPanel(st, ui, h);
+  });
+  const rb = roundBox(st);
+  const box = $("#roundbox");
+  if (rb) {
+    box.replaceChildren(el("span", { class: "label" }, "Round"), rb);
+    box.setAttribute("aria-label", `Round: ${rb.replace(/×/g, "times")}`);
+    box.hidden = false;
+  } else box.hidden = true;
+  $("#game").classList.toggle("no-graphics", !app.prefs.graphics);
+}
+
+function heroFan() {
+  const fan = $("#hero-fan");
+  const cards = [["2", "s"], ["A", "h"], ["K", "d"], ["Q", "c"], ["JK", null]];
+  cards.forEach(([rank, suit], i) => {
+    const c = cardFace({ id: i, rank, suit, text: rank + (suit || "") });
+    c.style.transform = `rotate(${(i - 2) * 11}deg) translateY(${Math.abs(i - 2) * 6}px)`;
+    fan.append(c);
+  });
+}
+
+function focusHand() {
+  syncInert();
+  const b = document.querySelector("#hand .card-button[tabindex='0']") || document.querySelector("#controls-hand button");
+  if (b && document.activeElement === document.body) b.focus({ preventScroll: true });
+}
+
+// ------------------------------------------------------------------------------ controls
+
+function leave() {
+  if (app.mode === "friends" && app.st && app.st.match && !app.st.match.over) app.conn.send({ type: "leave" });
+  $("#result").hidden = true;
+  $("#curtain").hidden = true;
+  app.st = null;
+  app.room = null;
+  app.resultShownFor = null;
+  app.conn.close();
+  // a fresh connection for the next table (the old one stays gone)
+  location.assign("/");
+}
+
+function setupControls() {
+  const watch = new MutationObserver(syncInert);
+  for (const o of document.querySelectorAll(".overlay")) watch.observe(o, { attributes: true, attributeFilter: ["hidden"] });
+
+  // the hand at the near edge: press to lift, drag across cards to lift several
+  const hand = $("#hand");
+  hand.addEventListener("pointerdown", (ev) => {
+    const b = ev.target.closest(".card-button");
+    if (!b || b.getAttribute("aria-disabled") === "true") return;
+    const id = Number(b.dataset.id);
+    const on = !ui.selected.has(id);
+    ui.drag = { on, done: new Set([id]) };
+    ui.rovingId = id;
+    toggle(id, on);
+  });
+  hand.addEventListener("pointermove", (ev) => {
+    if (!ui.drag) return;
+    const over = document.elementFromPoint(ev.clientX, ev.clientY);
+    const b = over && over.closest("#hand .card-button");
+    if (!b || b.getAttribute("aria-disabled") === "true") return;
+    const id = Number(b.dataset.id);
+    if (ui.drag.done.has(id)) return;
+    ui.drag.done.add(id);
+    toggle(id, ui.drag.on);
+  });
+  for (const t of ["pointerup", "pointercancel", "pointerleave"]) {
+    hand.addEventListener(t, () => (ui.drag = null));
+  }
+  window.addEventListener("pointerup", () => (ui.drag = null));
+  hand.addEventListener("click", (ev) => {
+    const b = ev.target.closest(".card-button");
+    if (!b || ev.detail !== 0) return; // mouse and touch were handled on pointerdown
+    if (b.getAttribute("aria-disabled") === "true") return;
+    ui.rovingId = Number(b.dataset.id);
+    toggle(Number(b.dataset.id));
+  });
+  hand.addEventListener("keydown", (ev) => {
+    const buttons = [...hand.querySelectorAll(".card-button")];
+    const i = buttons.indexOf(document.activeElement);
+    if (i < 0) return;
+    let j = null;
+    if (ev.key === "ArrowRight") j = Math.min(buttons.length - 1, i + 1);
+    else if (ev.key === "ArrowLeft") j = Math.max(0, i - 1);
+    else if (ev.key === "Home") j = 0;
+    else if (ev.key === "End") j = buttons.length - 1;
+    if (j === null) return;
+    ev.preventDefault();
+    buttons[i].tabIndex = -1;
+    buttons[j].tabIndex = 0;
+    ui.rovingId = Number(buttons[j].dataset.id);
+    buttons[j].focus();
+  });
+
+  $("#curtain-lift").addEventListener("click", () => {
+    const st = app.st;
+    if (st && st.curtain) app.conn.send({ type: "reveal", seat: st.curtain.seat });
+  });
+  $("#room-fill").addEventListener("click", () => app.conn.send({ type: "fill", level: "easy" }));
+  $("#copy-link").addEventListener("click", async () => {
+    const input = $("#room-link");
+    input.select();
+    try {
+      await navigator.clipboard.writeText(input.value);
+      say("Link copied");
+      toast("Link copied");
+    } catch {
+      say("Select the link and copy it");
+    }
+  });
+  $("#join-form").addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    const name = $("#join-name").value.trim();
+    const msg = { type: "join", room: app.room };
+    if (name) msg.name = name;
+    const j = await app.conn.request(msg);
+    if (j.type === "error") showJoin(app.room, j.message);
+    else joined(j);
+  });
+  $("#leave").addEventListener("click", leave);
+
+  // settings
+  const dlg = $("#settings");
+  $("#set-graphics").checked = app.prefs.graphics;
+  $("#set-counter").checked = app.prefs.counter;
+  $("#settings-open").addEventListener("click", () => {
+    dlg.hidden = false;
+    $("#set-graphics").focus();
+  });
+  const closeSettings = () => {
+    dlg.hidden = true;
+    syncInert();
+    $("#settings-open").focus();
+  };
+  $("#settings-close").addEventListener("click", closeSettings);
+  $("#set-graphics").addEventListener("change", (ev) => {
+    app.prefs.graphics = ev.target.checked;
+    savePrefs();
+    render();
+  });
+  $("#set-counter").addEventListener("change", (ev) => {
+    app.prefs.counter = ev.target.checked;
+    savePrefs();
+    if (app.st && app.st.game === "doudizhu") app.conn.send({ type: "settings", counter: app.prefs.counter });
+  });
+  document.addEventListener("keydown", (ev) => {
+    if (ev.key !== "Escape") return;
+    if (!dlg.hidden) closeSettings();
+    else if (!$("#result").hidden && app.resultShownFor && app.resultShownFor.startsWith("round")) closeResult();
+  });
+}
+
+boot();

@@ -1,0 +1,428 @@
+// Drawing the table from a `state` frame: seats with name tags around the felt, the pile, the
+// flags at the top right, your hand at the near edge with its actions, and the side panel
+// ("Button controls", the table facts, scores and the ranking of each round).
+//
+// Everything is drawn again from the state and the page's own selection on every change;
+// `keepFocus` puts the keyboard focus back on the same control afterwards.
+
+import { SUIT_NAME, SUIT_SYMBOL, cardBack, cardFace, cardName, cardRow, cardShort, cardsShortText } from "./cards.js";
+import { ordinal } from "./events.js";
+
+const $ = (sel, root = document) => root.querySelector(sel);
+
+export function el(tag, props = {}, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(props)) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k === "class") e.className = v;
+    else if (k === "text") e.textContent = v;
+    else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
+    else if (k === "dataset") Object.assign(e.dataset, v);
+    else e.setAttribute(k, v === true ? "" : v);
+  }
+  for (const c of children.flat()) if (c !== null && c !== undefined && c !== false) e.append(c);
+  return e;
+}
+
+const COLOUR_NAME = { red: "Red", blue: "Blue", green: "Green", gold: "Gold", yellow: "Gold", purple: "Purple", orange: "Orange", teal: "Teal", pink: "Pink" };
+export function colourClass(colour) {
+  return `seat-${colour === "yellow" ? "gold" : colour || "red"}`;
+}
+export function colourName(colour) {
+  return COLOUR_NAME[colour] || colour || "";
+}
+
+/** The seat shown at the near edge: this connection's seat, or the one behind the curtain. */
+export function viewSeat(st) {
+  if (st.seat !== null && st.seat !== undefined) return st.seat;
+  if (st.curtain) return st.curtain.seat;
+  if (st.turn !== null && st.turn !== undefined) return st.turn;
+  return 0;
+}
+
+// -------------------------------------------------------------------------- moves and selection
+
+/** Legal moves the selected cards make (exact ids, or same ranks for `any_suit` moves). */
+export function matchingMoves(st, selected) {
+  if (!st.moves || selected.size === 0) return [];
+  const hand = new Map((st.hand || []).map((c) => [c.id, c]));
+  const sel = [...selected].filter((id) => hand.has(id));
+  const selRanks = sel.map((id) => hand.get(id).rank).sort().join(",");
+  const out = [];
+  for (const m of st.moves) {
+    if (!m.cards || m.cards.length !== sel.length || m.shape === "give" || m.shape === "bid" || m.shape === "pass") continue;
+    if (m.any_suit) {
+      const ranks = m.cards.map((id) => (hand.get(id) || {}).rank).sort().join(",");
+      if (ranks === selRanks) out.push(m);
+    } else if (m.cards.every((id) => selected.has(id))) out.push(m);
+  }
+  return out;
+}
+
+export function giveMoves(st) {
+  return (st.moves || []).filter((m) => m.shape === "give");
+}
+
+export function bidMoves(st) {
+  return (st.moves || []).filter((m) => m.shape === "bid" || (st.phase === "bidding" && m.shape === "pass"));
+}
+
+export function passMove(st) {
+  return (st.moves || []).find((m) => m.shape === "pass" && st.phase !== "bidding");
+}
+
+/** What the action buttons are right now: [{key, label, enabled, kind, move?, why}]. */
+export function actionList(st, ui) {
+  const mine = !!st.your_turn;
+  const acts = [];
+  const ddz = st.game === "doudizhu";
+  if (mine && st.phase === "bidding") {
+    for (const m of bidMoves(st)) {
+      const n = bidValue(m);
+      acts.push({ key: `bid-${n}`, label: n ? `Bid ${n}` : "Don't bid", enabled: true, kind: "move", move: m, primary: n > 0 });
+    }
+    return acts;
+  }
+  const gives = giveMoves(st);
+  if (mine && gives.length) {
+    const need = (st.exchange && st.exchange.to_give) || 1;
+    const ids = new Set(gives.flatMap((m) => m.cards));
+    const ok = ui.selected.size === need && [...ui.selected].every((id) => ids.has(id));
+    acts.push({
+      key: "give", label: "Give", enabled: ok, kind: "give", primary: true,
+      why: ok ? null : `choose ${need === 1 ? "1 card" : `${need} cards`} to give`,
+    });
+    return acts;
+  }
+  const matches = matchingMoves(st, ui.selected);
+  if (matches.length > 1) {
+    for (const m of matches) acts.push({ key: `play-${m.action}`, label: `Play ${m.label}`, enabled: mine, kind: "move", move: m, primary: true });
+  } else {
+    acts.push({ key: "play", label: "Play", enabled: mine && matches.length === 1, kind: "move", move: matches[0], primary: true });
+  }
+  const pass = passMove(st);
+  acts.push({ key: "pass", label: "Pass", enabled: mine && !!pass && !!st.can_pass, kind: "move", move: pass });
+  if (ddz && st.started && st.phase !== "over") {
+    acts.push({ key: "hint", label: "Hint", enabled: mine && st.phase === "play", kind: "hint" });
+    if (st.mode === "cpu") acts.push({ key: "undo", label: "Undo", enabled: st.phase !== "over", kind: "undo" });
+  }
+  return acts;
+}
+
+export function bidValue(move) {
+  const m = /(\d)/.exec(move.text || "");
+  return move.shape === "pass" || !m ? 0 : Number(m[1]);
+}
+
+// -------------------------------------------------------------------------- board
+
+export function positionOf(k, n) {
+  // k = 0 is the near edge; the next seats to play follow to the right, across, to the left.
+  // Big tables spread the others over the far half so the near edge stays free for the hand.
+  const deg = n <= 4 ? 90 - (k * 360) / n : 10 - ((k - 1) * 200) / (n - 2);
+  const theta = (deg * Math.PI) / 180;
+  const x = 50 + 39 * Math.cos(theta);
+  const y = 42 + 28 * Math.sin(theta);
+  return { x, y };
+}
+
+export function seatTag(st, s, who, opts = {}) {
+  const seat = st.seats[s];
+  const toMove = st.turn === s;
+  const cls = ["tag", colourClass(seat.colour)];
+  if (toMove) cls.push("to-move");
+  if (seat.passed) cls.push("passed");
+  if (seat.away) cls.push("away");
+  const lines = [];
+  const cardsText = `${seat.cards} ${seat.cards === 1 ? "card" : "cards"}`;
+  const state = [];
+  if (seat.place !== null && seat.place !== undefined) state.push(`finished ${ordinal(seat.place)}`);
+  else if (seat.passed) state.push("passed");
+  if (toMove) state.push("to move");
+  if (seat.role) state.push(seat.role === "landlord" ? "landlord" : "peasant");
+  if (st.game === "doudizhu" && st.phase === "bidding" && seat.bid !== null && seat.bid !== undefined) {
+    state.push(seat.bid ? `bid ${seat.bid}` : "no bid");
+  }
+  if (seat.kind === "empty") state.push("empty seat");
+  else if (seat.connected === false && !seat.away) state.push("disconnected");
+  lines.push(el("span", { class: "tag-line" }, cardsText, seat.title ? ` · ${seat.title}` : ""));
+  if (state.length) lines.push(el("span", { class: "tag-state" }, state.join(" · ")));
+  const name = who(s, { tag: true });
+  const label = [
+    `${name}, ${colourName(seat.colour)} seat`,
+    cardsText,
+    seat.title ? `last round ${seat.title}` : null,
+    ...state,
+  ].filter(Boolean).join(", ");
+  return el("div", { class: cls.join(" ") + (seat.role === "landlord" ? " role-landlord" : ""), role: "group", "aria-label": label, dataset: { seat: String(s) } },
+    el("span", { class: "tag-name" }, el("span", { class: "tag-dot", "aria-hidden": "true" }), name, opts.me ? el("span", { class: "sr-only" }, " (you)") : null),
+    ...lines);
+}
+
+export function renderBoard(st, ui, h) {
+  const n = st.seats.length;
+  const me = viewSeat(st);
+  const seatsBox = $("#seats");
+  seatsBox.replaceChildren();
+  for (let k = 1; k < n; k++) {
+    const s = (me + k) % n;
+    const pos = positionOf(k, n);
+    const seat = st.seats[s];
+    const fan = el("div", { class: "fan", "aria-hidden": "true" });
+    for (let i = 0; i < Math.min(seat.cards, 14); i++) fan.append(cardBack());
+    const said = lastSaid(st, s, ui);
+    const wrap = el("div", { class: "seat" + (n > 4 ? " compact" : ""), style: `left:${pos.x}%;top:${pos.y}%` }, seatTag(st, s, h.who), fan, said);
+    seatsBox.append(wrap);
+  }
+  // my own tag sits in the near area
+  const near = $(".near");
+  let mine = $("#my-tag", near);
+  const tag = seatTag(st, me, h.who, { me: true });
+  tag.id = "my-tag";
+  if (mine) mine.replaceWith(tag);
+  else near.prepend(tag);
+
+  renderIndicators(st);
+  renderPile(st, h);
+  renderCounter(st);
+  renderHand(st, ui, h);
+  renderActions($("#actions"), st, ui, h, "table");
+  const status = $("#status");
+  status.textContent = ui.status.text;
+  status.className = "status-line" + (ui.status.tone ? ` ${ui.status.tone}` : "");
+}
+
+function lastSaid(st, s, ui) {
+  const t = ui.said && ui.said[s];
+  if (!t) return null;
+  return el("div", { class: "said" }, t);
+}
+
+function renderIndicators(st) {
+  const box = $("#indicators");
+  box.replaceChildren();
+  const f = st.flags || {};
+  if (f.revolution) box.append(el("span", { class: "badge revolution", role: "status" }, el("span", { class: "icon", "aria-hidden": "true" }, "⟲"), "Revolution"));
+  if (f.jack_back) box.append(el("span", { class: "badge jack-back", role: "status" }, el("span", { class: "icon", "aria-hidden": "true" }, "J"), "Jack back"));
+  if (f.lock) {
+    const suits = [...f.lock];
+    box.append(el("span", { class: "badge lock", role: "status", "aria-label": `Lock: ${suits.map((x) => SUIT_NAME[x]).join(" and ")}` },
+      el("span", { class: "padlock", "aria-hidden": "true" }), "Lock ", el("span", { "aria-hidden": "true" }, suits.map((x) => SUIT_SYMBOL[x]).join(""))));
+  }
+  if (st.game !== "doudizhu" && (f.revolution || f.jack_back)) {
+    const up = f.reversed ? "3 strongest, 2 weakest" : "2 strongest, 3 weakest";
+    box.append(el("span", { class: "badge order" }, up));
+  }
+  const d = st.doudizhu;
+  if (d && d.landlord !== null && d.landlord !== undefined) {
+    box.append(el("span", { class: "badge order" }, `Landlord: ${st.seats[d.landlord].name}`));
+  }
+  box.hidden = box.childElementCount === 0;
+}
+
+function renderPile(st, h) {
+  const pile = $("#pile");
+  pile.replaceChildren();
+  const cap = $("#pile-caption");
+  if (st.pile && st.pile.cards && st.pile.cards.length) {
+    pile.append(cardRow(st.pile.cards));
+    cap.textContent = `${st.pile.label || st.pile.text} · ${h.who(st.pile.by)}`;
+    cap.hidden = false;
+  } else {
+    const phase = st.phase === "bidding" ? "Bidding" : st.phase === "exchange" ? "Exchange" : st.started === false ? "Waiting for players" : "Pile is empty";
+    pile.append(el("div", { class: "pile-empty" }, phase));
+    cap.hidden = true;
+  }
+  const kitty = $("#kitty");
+  const d = st.doudizhu;
+  if (d && d.kitty) {
+    kitty.replaceChildren(el("span", {}, "Kitty"), cardRow(d.kitty, { small: true }));
+    kitty.hidden = false;
+  } else if (d && st.phase === "bidding") {
+    kitty.replaceChildren(el("span", {}, "Kitty"), el("span", { class: "card-row", role: "img", "aria-label": "3 cards face down" }, cardBack({ small: true }), cardBack({ small: true }), cardBack({ small: true })));
+    kitty.hidden = false;
+  } else kitty.hidden = true;
+}
+
+const COUNTER_ORDER = ["R", "B", "2", "A", "K", "Q", "J", "T", "9", "8", "7", "6", "5", "4", "3"];
+const COUNTER_SHOW = { R: "RJ", B: "BJ", T: "10" };
+function renderCounter(st) {
+  const box = $("#counter");
+  const c = st.doudizhu && st.doudizhu.counter;
+  if (!c) {
+    box.hidden = true;
+    return;
+  }
+  box.replaceChildren();
+  for (const r of COUNTER_ORDER) {
+    if (!(r in c)) continue;
+    box.append(el("span", { class: "cc" + (c[r] ? "" : " zero"), "aria-label": `${COUNTER_SHOW[r] || r}: ${c[r]} unseen` },
+      el("span", { "aria-hidden": "true" }, COUNTER_SHOW[r] || r), el("b", { "aria-hidden": "true" }, String(c[r]))));
+  }
+  box.hidden = false;
+}
+
+function cardDisabled(st, id) {
+  if (!st.your_turn || !st.playable) return false;
+  if (st.phase === "bidding") return false;
+  return !st.playable.includes(id);
+}
+
+function renderHand(st, ui, h) {
+  const hand = $("#hand");
+  hand.replaceChildren();
+  const cards = st.hand || [];
+  if (!cards.length) {
+    hand.setAttribute("aria-label", "Your hand (no cards shown)");
+    return;
+  }
+  hand.setAttribute("aria-label", `Your hand, ${cards.length} cards`);
+  let focusId = ui.rovingId;
+  if (!cards.some((c) => c.id === focusId)) focusId = cards[0].id;
+  const overlap = Math.max(0.2, Math.min(0.55, 1 - 760 / (cards.length * 64)));
+  hand.style.setProperty("--overlap", overlap);
+  for (const c of cards) {
+    const dim = cardDisabled(st, c.id);
+    const pressed = ui.selected.has(c.id);
+    const b = el("button", {
+      type: "button",
+      class: "card-button" + (dim ? " dim" : "") + (ui.fresh.has(c.id) ? " new" : ""),
+      "aria-pressed": pressed ? "true" : "false",
+      "aria-disabled": dim ? "true" : null,
+      "aria-label": cardName(c) + (dim ? " (cannot be played now)" : "") + (ui.fresh.has(c.id) ? " (received)" : ""),
+      tabindex: c.id === focusId ? "0" : "-1",
+      dataset: { key: `hand:${c.id}`, id: String(c.id) },
+    }, cardFace(c));
+    hand.append(b);
+  }
+}
+
+export function renderActions(box, st, ui, h, where) {
+  box.replaceChildren();
+  for (const a of actionList(st, ui)) {
+    const b = el("button", {
+      type: "button",
+      class: "action" + (a.primary ? " play primary" : a.key === "pass" ? " pass" : ""),
+      "aria-disabled": a.enabled ? null : "true",
+      dataset: { key: `${where}:act:${a.key}` },
+      onclick: () => {
+        if (a.enabled) h.act(a);
+      },
+    }, a.label);
+    if (a.why && !a.enabled) b.title = a.why;
+    box.append(b);
+  }
+}
+
+// -------------------------------------------------------------------------- side panel
+
+export function renderPanel(st, ui, h) {
+  const me = viewSeat(st);
+  $("#controls-turn").textContent = turnText(st, h.who);
+  const box = $("#controls-hand");
+  box.replaceChildren();
+  for (const c of st.hand || []) {
+    const dim = cardDisabled(st, c.id);
+    const red = c.suit === "h" || c.suit === "d" || c.rank === "R" || c.rank === "JK";
+    box.append(el("button", {
+      type: "button",
+      class: "hand-button" + (red ? " red" : "") + (dim ? " dim" : ""),
+      "aria-pressed": ui.selected.has(c.id) ? "true" : "false",
+      "aria-disabled": dim ? "true" : null,
+      "aria-label": cardName(c) + (dim ? " (cannot be played now)" : ""),
+      dataset: { key: `ctl:${c.id}`, id: String(c.id) },
+      onclick: () => h.toggle(c.id),
+    }, cardShort(c)));
+  }
+  if (!(st.hand || []).length) box.append(el("p", { class: "hint-text" }, st.curtain ? "The cards are hidden behind the curtain." : "No cards in hand."));
+  const status = $("#controls-status");
+  status.textContent = ui.status.text;
+  renderActions($("#controls-actions"), st, ui, h, "ctl");
+
+  $("#info-pile").textContent = st.pile && st.pile.cards && st.pile.cards.length
+    ? `${st.pile.label || st.pile.text}: ${cardsShortText(st.pile.cards)} (${h.who(st.pile.by)})`
+    : "empty";
+  $("#info-last").textContent = st.last ? lastText(st, h.who) : "none yet";
+  $("#info-round").textContent = roundText(st);
+
+  const tbody = $("#scores tbody");
+  tbody.replaceChildren();
+  for (const seat of st.seats) {
+    const extra = seat.role ? ` (${seat.role})` : "";
+    tbody.append(el("tr", { class: (seat.seat === me ? "me " : "") + colourClass(seat.colour) },
+      el("td", {}, el("span", { class: "swatch", "aria-hidden": "true" }), h.who(seat.seat) + extra),
+      el("td", { class: "num" }, String(seat.cards)),
+      el("td", { class: "num" }, String(seat.score))));
+  }
+  renderRankings(st, h);
+}
+
+function renderRankings(st, h) {
+  // one row per seat, one column per finished round: the place (and the points, for speech)
+  const table = $("#rankings");
+  const hist = st.history || [];
+  table.hidden = !hist.length;
+  if (!hist.length) return;
+  const ddz = st.game === "doudizhu";
+  const head = el("tr", {}, el("th", { scope: "col" }, "Seat"),
+    ...hist.map((r, i) => el("th", { scope: "col", class: "num" }, `${ddz ? "D" : "R"}${(r.round ?? i) + 1}`,
+      el("span", { class: "sr-only" }, ddz ? " deal" : " round")))); 
+  table.querySelector("thead").replaceChildren(head);
+  const body = table.querySelector("tbody");
+  body.replaceChildren();
+  for (const seat of st.seats) {
+    const k = seat.seat;
+    const cells = hist.map((r) => {
+      const pts = (r.points || [])[k];
+      const sign = pts > 0 ? "+" : "";
+      if (r.places) {
+        const title = r.titles ? r.titles[k] : null;
+        return el("td", { class: "num", title: `${title || ""} ${sign}${pts}`.trim() }, ordinal(r.places[k]),
+          el("span", { class: "sr-only" }, `${title ? ", " + title : ""}, ${sign}${pts} points`));
+      }
+      return el("td", { class: "num" }, `${sign}${pts ?? ""}`);
+    });
+    body.append(el("tr", { class: colourClass(seat.colour) },
+      el("th", { scope: "row" }, el("span", { class: "swatch", "aria-hidden": "true" }), h.who(seat.seat)), ...cells));
+  }
+}
+
+export function turnText(st, who) {
+  if (st.started === false) return "Waiting for players to sit down.";
+  if (st.match && st.match.over) return `The match is over: ${who(st.match.winner)} won.`;
+  if (st.turn === null || st.turn === undefined) return "Between deals.";
+  if (st.waiting) return "Sent; waiting for the table…";
+  if (st.your_turn) {
+    if (st.phase === "bidding") return "Your turn to bid.";
+    if (giveMoves(st).length) return `Your turn: choose ${st.exchange.to_give} card${st.exchange.to_give === 1 ? "" : "s"} to give back.`;
+    return st.can_pass ? "Your turn: play or pass." : "Your turn: you lead, play anything.";
+  }
+  return `${who(st.turn)} to move.`;
+}
+
+function lastText(st, who) {
+  const l = st.last;
+  if (l.text === "pass") return `${who(l.seat)} passed`;
+  if (st.pile && st.pile.by === l.seat && st.pile.cards) return `${who(l.seat)}: ${st.pile.label} (${cardsShortText(st.pile.cards)})`;
+  return `${who(l.seat)}: ${l.label || moveShort(l.text)}`;
+}
+
+/** "7s 7h JK" -> "7♠ 7♥ Joker" for move texts the server sends without card objects. */
+export function moveShort(text) {
+  return (text || "").replace(/\bJK\b/g, "Joker").replace(/\b([2-9TJQKA])([shdc])\b/g, (_, r, su) => (r === "T" ? "10" : r) + SUIT_SYMBOL[su]);
+}
+
+function roundText(st) {
+  if (st.game === "doudizhu" && st.doudizhu) {
+    const d = st.doudizhu;
+    return `Deal ${d.deal} of ${d.deals}${d.replay ? " (replay, not scored)" : ""}`;
+  }
+  return `${(st.round ?? 0) + 1} of ${st.rounds}${st.phase ? ` · ${st.phase}` : ""}`;
+}
+
+export function roundBox(st) {
+  const d = st.doudizhu;
+  if (!d || !d.round_box) return null;
+  const r = d.round_box;
+  return `${r.base} × ${r.bid} × ${r.multiplier} = ${r.points}`;
+}

@@ -1,0 +1,71 @@
+"""Rooms on disk: one SQLite file (stdlib ``sqlite3``, write-ahead log).
+
+A room is its settings and seed (one row of ``rooms``) plus the ops it executed, in order
+(rows of ``ops``). Each op is committed before anyone hears of it, so a server killed at any
+moment restarts with every room where it was: :meth:`Store.rooms` gives them back to replay.
+Tokens are stored as hashes only.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS rooms (
+    id TEXT PRIMARY KEY,
+    settings TEXT NOT NULL,
+    seed INTEGER NOT NULL,
+    created REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS ops (
+    room TEXT NOT NULL,
+    n INTEGER NOT NULL,
+    op TEXT NOT NULL,
+    PRIMARY KEY (room, n)
+);
+"""
+
+
+def default_path() -> Path:
+    """``$XDG_DATA_HOME/climbrl/tables.db`` (``~/.local/share/climbrl/tables.db``)."""
+    base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
+    return Path(base) / "climbrl" / "tables.db"
+
+
+class Store:
+    def __init__(self, path: str | os.PathLike | None = None):
+        self.path = Path(path) if path is not None else default_path()
+        if str(self.path) != ":memory:":
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.db = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        self.db.executescript(SCHEMA)
+
+    def create_room(self, room_id: str, settings: dict[str, Any], seed: int,
+                    ops: list[dict[str, Any]]) -> None:
+        with self.db:
+            self.db.execute("BEGIN")
+            self.db.execute("INSERT INTO rooms VALUES (?, ?, ?, ?)",
+                            (room_id, json.dumps(settings), seed, time.time()))
+            self.db.executemany("INSERT INTO ops VALUES (?, ?, ?)",
+                                [(room_id, n, json.dumps(op)) for n, op in enumerate(ops)])
+
+    def append(self, room_id: str, n: int, op: dict[str, Any]) -> None:
+        self.db.execute("INSERT INTO ops VALUES (?, ?, ?)", (room_id, n, json.dumps(op)))
+
+    def rooms(self) -> Iterator[tuple[str, dict[str, Any], int, list[dict[str, Any]]]]:
+        """Every room as ``(id, settings, seed, ops)``, ops in order."""
+        for room_id, settings, seed in self.db.execute("SELECT id, settings, seed FROM rooms ORDER BY created"):
+            ops = [json.loads(row[0]) for row in
+                   self.db.execute("SELECT op FROM ops WHERE room = ? ORDER BY n", (room_id,))]
+            yield room_id, json.loads(settings), seed, ops
+
+    def close(self) -> None:
+        self.db.close()
