@@ -163,12 +163,10 @@ def load_yaml(path: str | Path) -> dict[str, Any]:
 
 
 def make_args(config: str | None = None, overrides: list[str] | dict | None = None) -> Args:
-    """Args from a YAML file and overrides, checked; with ``resume`` among the overrides, the
-    resumed run's recorded settings replace the file's (all but :data:`PER_INVOCATION`), and
-    overriding one of :data:`FIXED_ON_RESUME` with another value is refused."""
-    """Args from a config (a YAML file or a shipped name, :func:`find_config`) and overrides;
-    with ``resume`` among the overrides, the resumed run's recorded settings replace the
-    file's."""
+    """Args from a config (a YAML file or a shipped name, :func:`find_config`) and overrides,
+    checked; with ``resume`` among the overrides, the resumed run's recorded settings replace
+    the file's (all but :data:`PER_INVOCATION`), and overriding one of :data:`FIXED_ON_RESUME`
+    with another value is refused."""
     extra = parse_overrides(overrides) if isinstance(overrides, list) else dict(overrides or {})
     unknown = set(extra) - set(_fields())
     if unknown:
@@ -188,9 +186,7 @@ def make_args(config: str | None = None, overrides: list[str] | dict | None = No
                     f"the run at {str(resume)!r} {what} {key} {base.get(key)!r}, not "
                     f"{extra[key]!r}: a resumed run keeps its {key} (start a new run instead)")
     else:
-        base = load_yaml(config) if config else {}
+        base = load_yaml(find_config(config)) if config else {}
     args = Args(**{**base, **extra})
     check_types(args)
     return args
-        base = load_yaml(find_config(config)) if config else {}
-    return Args(**{**base, **extra})
