@@ -10,14 +10,10 @@ that decision to the end (Deep Monte-Carlo); full batches of one role go to the 
 
 from __future__ import annotations
 
-import ctypes
 import io
 import os
 import pickle
 import signal
-import sys
-import threading
-import time
 
 import numpy as np
 import torch
@@ -26,15 +22,11 @@ from policies.network import NetConfig, QNetwork, build_network
 from policies.spec import (episode_starter, make_game, recent_actions_fn, return_groups,
                            role_of, roles)
 
+from .children import ORPHAN_EXIT, exit_with_parent
 from .transport import Batch, Transport
 
 HIST_ACTION_DTYPE = np.int32
 HIST_MOVER_DTYPE = np.int8
-PR_SET_PDEATHSIG = 1
-"""Linux prctl option: a signal the kernel sends this process when its parent dies"""
-PARENT_POLL_SECONDS = 0.5
-EXIT_ORPHANED = 3
-"""exit status of an actor whose learner died"""
 
 
 class NetPolicy:
@@ -230,27 +222,6 @@ class SelfPlayActor:
         self.version = -1  # reload the weights on the next step
 
 
-def exit_with_parent(parent_pid: int) -> None:
-    """End this process when its parent ``parent_pid`` dies, even by SIGKILL: on Linux the
-    kernel's parent-death signal, and everywhere a watchdog thread that polls the parent.
-    The exit is immediate (``os._exit``): a normal exit would wait for the queue's feeder
-    thread, which waits for a reader that is gone."""
-    if sys.platform.startswith("linux"):
-        try:
-            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-        except (OSError, AttributeError):
-            pass
-
-    def watch() -> None:
-        while os.getppid() == parent_pid:
-            time.sleep(PARENT_POLL_SECONDS)
-        os._exit(EXIT_ORPHANED)
-
-    if os.getppid() != parent_pid:  # died before the signal was armed
-        os._exit(EXIT_ORPHANED)
-    threading.Thread(target=watch, name="parent-watchdog", daemon=True).start()
-
-
 def actor_process(actor_id: int, game_kwargs: dict, net_config: dict, transport,
                   games: int, epsilon: float, batch_size: int, seed: list[int],
                   fixed_landlord: float = 0.0) -> None:
@@ -268,5 +239,5 @@ def actor_process(actor_id: int, game_kwargs: dict, net_config: dict, transport,
                           fixed_landlord)
     while not transport.stop.is_set():
         if not transport.learner_alive():
-            os._exit(EXIT_ORPHANED)
+            os._exit(ORPHAN_EXIT)
         actor.step()
