@@ -76,17 +76,19 @@ class Connection:
 class TableServer:
     def __init__(self, db: str | None = None, grace_s: float = DEFAULT_GRACE_S,
                  think_s: float = DEFAULT_THINK_S, workers: int = 2,
-                 rate: float = protocol.RATE_PER_S, burst: int = protocol.BURST):
+                 rate: float = protocol.RATE_PER_S, burst: int = protocol.BURST,
+                 cpu_backend: str = "process"):
         self.store = Store(db)
         self.grace_s = grace_s
         self.rate = rate
         self.burst = burst
-        self.pool = CpuPool(workers, think_s)
+        self.pool = CpuPool(workers, think_s, cpu_backend)
         self.rooms: dict[str, Room] = {}
         self.conns: dict[str, set[Connection]] = {}
         self.cpu_tasks: dict[str, asyncio.Task] = {}
         self.grace_tasks: dict[tuple[str, int], asyncio.Task] = {}
         self.restored = 0
+        self._cpu_turn: asyncio.Lock | None = None
 
     # -- start and stop ----------------------------------------------------------------------
 
@@ -105,6 +107,10 @@ class TableServer:
         log.info("restored %d rooms", self.restored)
 
     async def startup(self) -> None:
+        from .daifugo import prepare_engines
+
+        self.pool.warm_up()
+        prepare_engines()
         self.restore()
         for room in self.rooms.values():
             if room.mode == "friends":
@@ -112,11 +118,16 @@ class TableServer:
                     if seat.kind == "human":
                         self._start_grace(room, i)
             self.schedule_cpu(room)
+        try:
+            await self.pool.ready()
+        except asyncio.TimeoutError:
+            log.error("the CPU worker processes did not start in time; CPU moves will wait")
 
     async def shutdown(self) -> None:
         for task in list(self.cpu_tasks.values()) + list(self.grace_tasks.values()):
             task.cancel()
         self.pool.close()
+        self.store.flush()
         self.store.close()
 
     # -- the socket ------------------------------------------------------------------------
@@ -321,10 +332,17 @@ class TableServer:
             raise RoomError("not_allowed", "lift the curtain first (reveal)")
         return seat
 
+    def _record(self, room: Room, op: dict[str, Any]) -> None:
+        """Write an executed op. Ops of one turn of the event loop commit together, in a
+        callback queued before any of their frames can be sent (the writers wake later)."""
+        if not self.store.pending:
+            asyncio.get_running_loop().call_soon(self.store.flush)
+        self.store.append(room.id, room.ops - 1, op)
+
     def _execute(self, room: Room, op: dict[str, Any], broadcast: bool = True,
                  origin: tuple[Connection, dict] | None = None) -> None:
         events = room.execute(op)
-        self.store.append(room.id, room.ops - 1, op)
+        self._record(room, op)
         if broadcast:
             self.broadcast(room, events, origin)
         self.schedule_cpu(room)
@@ -435,12 +453,18 @@ class TableServer:
                 if room.v != v or room.cpu_to_move() != who:
                     continue
                 action = await self.pool.decide(room, *who)
-                if room.v != v or room.cpu_to_move() != who:
-                    continue
-                op = {"op": "move", "seat": who[0], "action": action}
-                events = room.execute(op)
-                self.store.append(room.id, room.ops - 1, op)
-                self.broadcast(room, events)
+                # CPU moves are applied one at a time, each after a pass through the event
+                # loop, so people's messages waiting meanwhile are answered first
+                if self._cpu_turn is None:
+                    self._cpu_turn = asyncio.Lock()
+                async with self._cpu_turn:
+                    await asyncio.sleep(0)
+                    if room.v != v or room.cpu_to_move() != who:
+                        continue
+                    op = {"op": "move", "seat": who[0], "action": action}
+                    events = room.execute(op)
+                    self._record(room, op)
+                    self.broadcast(room, events)
         except asyncio.CancelledError:
             raise
         except Exception:  # noqa: BLE001 - keep the server up; the room waits for a person
