@@ -55,8 +55,10 @@ def start_server(port: int, db: Path, workers: int) -> subprocess.Popen:
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1):
-                return proc
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1) as r:
+                if json.loads(r.read())["ready"]:  # engines built, CPU workers started
+                    return proc
+                time.sleep(0.2)
         except OSError:
             time.sleep(0.1)
     proc.kill()

@@ -81,7 +81,7 @@ def test_sigkill_and_restart_restores_every_room(tmp_path):
         friends.request({"type": "fill", "level": "easy"}, "state")
         # a room with a CPU about to move when the server dies
         slow = connect(url)
-        slow.create(game="daifugo", mode="cpu", level="easy", pace_ms=1500)
+        slow.create(game="daifugo", mode="cpu", level="easy", pace_ms=400)
         _play_some(slow, 1, random_chooser(9))
         slow.request({"type": "move", "action": slow.state["moves"][0]["action"]}, "state")
         before = [dict(c.state) for c in rooms]

@@ -110,7 +110,6 @@ class TableServer:
         from .daifugo import prepare_engines
 
         self.pool.warm_up()
-        prepare_engines()
         self.restore()
         for room in self.rooms.values():
             if room.mode == "friends":
@@ -118,12 +117,19 @@ class TableServer:
                     if seat.kind == "human":
                         self._start_grace(room, i)
             self.schedule_cpu(room)
-        try:
-            await self.pool.ready()
-        except asyncio.TimeoutError:
-            log.error("the CPU worker processes did not start in time; CPU moves will wait")
+        # in the background: the first rooms of the usual tables need not build their engine
+        self._preparing = asyncio.gather(asyncio.to_thread(prepare_engines), self.pool.ready())
+
+    @property
+    def ready(self) -> bool:
+        """The default engines are built and the CPU workers have started."""
+        prep = getattr(self, "_preparing", None)
+        return prep is not None and prep.done()
 
     async def shutdown(self) -> None:
+        prep = getattr(self, "_preparing", None)
+        if prep is not None and not prep.done():
+            prep.cancel()
         for task in list(self.cpu_tasks.values()) + list(self.grace_tasks.values()):
             task.cancel()
         self.pool.close()
@@ -493,7 +499,7 @@ def create_app(db: str | None = None, grace_s: float = DEFAULT_GRACE_S, **kwargs
         return FileResponse(STATIC / "index.html")
 
     async def health(request):
-        return JSONResponse({"ok": True, "rooms": len(server.rooms)})
+        return JSONResponse({"ok": True, "rooms": len(server.rooms), "ready": server.ready})
 
     from contextlib import asynccontextmanager
 

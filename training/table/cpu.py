@@ -60,7 +60,10 @@ class CpuPool:
         self.warm_up()
         if self.procs is not None:
             waits = [slot["ready"] for slot in self.procs.slots]
-            await asyncio.wait_for(asyncio.gather(*waits), timeout)
+            try:
+                await asyncio.wait_for(asyncio.gather(*waits), timeout)
+            except asyncio.TimeoutError:
+                log.error("the CPU worker processes did not start in %.0f s", timeout)
 
     async def decide(self, room, seat: int, level: str) -> int:
         """The CPU's move for ``seat`` in the room's current position."""
@@ -188,9 +191,7 @@ def _init_worker() -> None:
         os.nice(WORKER_NICE)
     except OSError:
         pass
-    from .daifugo import prepare_engines
-
-    prepare_engines()
+    from . import daifugo, doudizhu  # noqa: F401 - the engines and players, imported once
 
 
 def _worker_main(conn) -> None:
