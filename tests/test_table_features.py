@@ -189,3 +189,26 @@ def test_doudizhu_check_status_line(tmp_path):
         if len(singles) == 2:
             bad = client.check(singles)
             assert not bad["playable"] and bad["reason"]
+
+
+def test_a_cpu_past_its_thinking_limit_plays_a_random_legal_move(tmp_path, monkeypatch):
+    """A CPU that thinks too long is abandoned; the room goes on with a legal move."""
+    import time as clock
+
+    from training.table import cpu
+
+    real = cpu.think
+
+    def slow(job):
+        clock.sleep(0.5)
+        return real(job)
+
+    monkeypatch.setattr(cpu, "think", slow)
+    with TestClient(make_app(tmp_path, think_s=0.05)) as tc, tc.websocket_connect("/ws") as ws:
+        client = TableClient(ws)
+        client.create(game="daifugo", players=3, mode="cpu", level="medium", pace_ms=0)
+        moved = 0
+        while moved < 3:
+            client.step(random_chooser(6))
+            moved = sum(1 for f in client.frames if f.get("type") == "state" for e in f["events"]
+                        if e["type"] in ("play", "pass") and e["seat"] != 0)

@@ -271,11 +271,24 @@ class TableServer:
         seat = self._acting_seat(conn, room, msg)
         if room.table is None or room.turn != seat:
             raise RoomError("no_hint", "a hint is for the seat to move")
+        asyncio.get_running_loop().create_task(self._hint(conn, room, seat, msg))
+
+    async def _hint(self, conn, room: Room, seat: int, msg) -> None:
+        """Work out a hint in a thread (ranking a big Dou Dizhu hand can take a few tenths of
+        a second), then answer it if the table has not moved meanwhile."""
         table = room.table
-        hints = room.hint_ranker(seat)
-        action = hints.next(table.observation(seat), table.view(seat))
-        index = hints._next - 1
-        total = len(hints._order)
+        v = room.v
+        observation, view = table.observation(seat), table.view(seat)
+
+        def work():
+            hints = room.hint_ranker(seat)
+            action = hints.next(observation, view)
+            return action, hints._next - 1, len(hints._order)
+
+        action, index, total = await asyncio.to_thread(work)
+        if room.v != v or room.table is not table or room.turn != seat:
+            conn.send(error("stale", "the table changed while the hint was worked out", msg.get("id")))
+            return
         if room.game == "doudizhu":  # the result card counts the hints
             self._execute(room, {"op": "hint", "seat": seat})
         conn.send(_reply({"type": "hint", "action": action, "text": table.cat.action_to_str(action),
