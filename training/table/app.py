@@ -392,7 +392,7 @@ class TableServer:
                 seat.away = False
                 changed.append(s)
         if changed:
-            self.broadcast(room, [Event({"type": "seat", **room._seat_event(s)}) for s in changed])
+            self.broadcast(room, [Event({"type": "seat", **room.seat_event(s)}) for s in changed])
         conn.room = room
         conn.seats = seats
         conn.revealed = None
@@ -421,7 +421,7 @@ class TableServer:
                 if room.mode == "friends":
                     self._start_grace(room, s)
         if changed:
-            self.broadcast(room, [Event({"type": "seat", **room._seat_event(s)}) for s in changed])
+            self.broadcast(room, [Event({"type": "seat", **room.seat_event(s)}) for s in changed])
 
     def _start_grace(self, room: Room, seat: int) -> None:
         key = (room.id, seat)
@@ -445,7 +445,7 @@ class TableServer:
         if s.away == away:
             return
         s.away = away
-        self.broadcast(room, [Event({"type": "seat", **room._seat_event(seat)})])
+        self.broadcast(room, [Event({"type": "seat", **room.seat_event(seat)})])
         self.schedule_cpu(room)
 
     # -- CPUs ------------------------------------------------------------------------------

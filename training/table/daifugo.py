@@ -183,7 +183,6 @@ class DaifugoTable:
         next_top_before = st.next_top
         places_before = st.places[:]
         titles_before = st.titles[:]
-        hand_before = st.hands[seat]
         target = st.pending[0][1] if phase_before == PHASE_EXCHANGE else None
         taken = self.move_cards(seat, action)
         st.apply(action)
