@@ -333,7 +333,7 @@ class TableServer:
                 if not self._held(room, s):
                     self._set_away(room, s, True)
 
-    # -- helpers ---------------------------------------------------------------------------
+    # -- internals -------------------------------------------------------------------------
 
     def _room(self, conn) -> Room:
         if conn.room is None:

@@ -1,7 +1,7 @@
 """A Python client of the table protocol, for tests, bots and the load benchmark.
 
 Two transports, one interface: :class:`TableClient` wraps any object with ``send_text`` /
-``receive_text`` (Starlette's ``TestClient`` WebSocket session, or :class:`SocketTransport`
+``receive_text`` (Starlette's ``TestClient`` WebSocket, or :class:`SocketTransport`
 over a real socket with the ``websockets`` package). It records every frame it receives
 (``frames``) and keeps the latest ``state``.
 
