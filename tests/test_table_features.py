@@ -112,7 +112,7 @@ def test_moves_list_cards_from_the_hand_and_what_can_be_played():
 def _doudizhu(tmp_path, **settings):
     with TestClient(make_app(tmp_path)) as tc, tc.websocket_connect("/ws") as ws:
         client = TableClient(ws)
-        client.create(game="doudizhu", mode="cpu", level="easy", pace_ms=0, **settings)
+        client.create(game="doudizhu", mode="cpu", level="easy", pace_ms=0, rounds=7, **settings)
         yield client
 
 
@@ -135,7 +135,7 @@ def test_doudizhu_hints_undo_replay_counter(tmp_path):
         choose = random_chooser(3)
         # play until our first decision of the play phase
         while not (client.my_turn() and client.state["phase"] == "play" and client.state["v"] != client._acted):
-            client.step(choose)
+            assert client.step(choose), "seven deals without a decision of ours"
         st = client.state
         assert st["doudizhu"]["counter"] is None
         hints = [client.hint() for _ in range(3)]
@@ -175,8 +175,13 @@ def test_doudizhu_hints_undo_replay_counter(tmp_path):
 def test_doudizhu_check_status_line(tmp_path):
     with _doudizhu(tmp_path) as client:
         choose = random_chooser(4)
-        while not (client.my_turn() and client.state["phase"] == "play" and client.state["v"] != client._acted):
-            client.step(choose)
+
+        def playing(s):  # our decision in the play phase, with a play among the moves
+            return (client.my_turn(s) and s["phase"] == "play" and s["v"] != client._acted
+                    and any(m["shape"] != "pass" for m in s["moves"]))
+
+        while not playing(client.state):
+            assert client.step(choose), "seven deals without a play of ours"
         st = client.state
         move = next(m for m in st["moves"] if m["shape"] != "pass")
         ok = client.check(move["cards"])

@@ -119,6 +119,7 @@ class TableServer:
             self.schedule_cpu(room)
         # in the background: the first rooms of the usual tables need not build their engine
         self._preparing = asyncio.gather(asyncio.to_thread(prepare_engines), self.pool.ready())
+        self._preparing.add_done_callback(_quiet)
 
     @property
     def ready(self) -> bool:
@@ -490,6 +491,12 @@ class TableServer:
             log.exception("a CPU move failed")
         finally:
             self.cpu_tasks.pop(room.id, None)
+
+
+def _quiet(future: asyncio.Future) -> None:
+    """Retrieve a background future's outcome (cancelled at shutdown, or failed: logged)."""
+    if not future.cancelled() and future.exception() is not None:
+        log.error("preparing the engines failed: %s", future.exception())
 
 
 def _reply(message: dict[str, Any], msg: dict[str, Any]) -> dict[str, Any]:
