@@ -13,7 +13,7 @@ from envs.core.bits import iter_bits
 from training.table import app as app_module
 from training.table.client import TableClient
 
-FAST = {"rate": 10_000, "burst": 10_000}
+FAST = {"rate": 10_000, "burst": 10_000, "cpu_backend": "thread"}
 
 
 def random_chooser(seed: int):

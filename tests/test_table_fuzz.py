@@ -146,7 +146,7 @@ def test_guessed_and_foreign_tokens(tmp_path):
                 ("A" * 22, a.token, "no_room"),           # no such room
                 ("../../etc", a.token, "no_room"),        # not a room id at all
             ):
-                with _session(tc) as c:
+                with _connection(tc) as c:
                     with pytest.raises(ServerError) as err:
                         c.join(room, token=token)
                     assert err.value.code == code
@@ -155,7 +155,7 @@ def test_guessed_and_foreign_tokens(tmp_path):
             assert err.value.code == "room_full"
 
 
-class _session:
+class _connection:
     def __init__(self, tc):
         self.cm = tc.websocket_connect("/ws")
 

@@ -134,7 +134,9 @@ def build_parser() -> argparse.ArgumentParser:
     sv.add_argument("--grace", type=float, default=30.0,
                     help="seconds a disconnected person keeps a seat before a CPU plays it")
     sv.add_argument("--think", type=float, default=5.0, help="most seconds a CPU may think")
-    sv.add_argument("--workers", type=int, default=2, help="CPU worker threads")
+    sv.add_argument("--workers", type=int, default=2, help="CPU worker processes")
+    sv.add_argument("--cpu-backend", choices=("process", "thread"), default="process",
+                    help="where CPUs think: worker processes (default) or threads")
     sv.add_argument("--rate", type=float, default=20.0, help="messages per second per connection")
     sv.set_defaults(func=_serve)
     return parser
@@ -327,7 +329,7 @@ def _serve(args) -> int:
               file=sys.stderr)
         return 2
     serve(args.host, args.port, args.db, args.grace, think_s=args.think, workers=args.workers,
-          rate=args.rate, burst=max(int(2 * args.rate), 1))
+          rate=args.rate, burst=max(int(2 * args.rate), 1), cpu_backend=args.cpu_backend)
     return 0
 
 

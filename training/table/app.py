@@ -76,17 +76,19 @@ class Connection:
 class TableServer:
     def __init__(self, db: str | None = None, grace_s: float = DEFAULT_GRACE_S,
                  think_s: float = DEFAULT_THINK_S, workers: int = 2,
-                 rate: float = protocol.RATE_PER_S, burst: int = protocol.BURST):
+                 rate: float = protocol.RATE_PER_S, burst: int = protocol.BURST,
+                 cpu_backend: str = "process"):
         self.store = Store(db)
         self.grace_s = grace_s
         self.rate = rate
         self.burst = burst
-        self.pool = CpuPool(workers, think_s)
+        self.pool = CpuPool(workers, think_s, cpu_backend)
         self.rooms: dict[str, Room] = {}
         self.conns: dict[str, set[Connection]] = {}
         self.cpu_tasks: dict[str, asyncio.Task] = {}
         self.grace_tasks: dict[tuple[str, int], asyncio.Task] = {}
         self.restored = 0
+        self._cpu_turn: asyncio.Lock | None = None
 
     # -- start and stop ----------------------------------------------------------------------
 
@@ -105,6 +107,9 @@ class TableServer:
         log.info("restored %d rooms", self.restored)
 
     async def startup(self) -> None:
+        from .daifugo import prepare_engines
+
+        self.pool.warm_up()
         self.restore()
         for room in self.rooms.values():
             if room.mode == "friends":
@@ -112,11 +117,24 @@ class TableServer:
                     if seat.kind == "human":
                         self._start_grace(room, i)
             self.schedule_cpu(room)
+        # in the background: the first rooms of the usual tables need not build their engine
+        self._preparing = asyncio.gather(asyncio.to_thread(prepare_engines), self.pool.ready())
+        self._preparing.add_done_callback(_quiet)
+
+    @property
+    def ready(self) -> bool:
+        """The default engines are built and the CPU workers have started."""
+        prep = getattr(self, "_preparing", None)
+        return prep is not None and prep.done()
 
     async def shutdown(self) -> None:
+        prep = getattr(self, "_preparing", None)
+        if prep is not None and not prep.done():
+            prep.cancel()
         for task in list(self.cpu_tasks.values()) + list(self.grace_tasks.values()):
             task.cancel()
         self.pool.close()
+        self.store.flush()
         self.store.close()
 
     # -- the socket ------------------------------------------------------------------------
@@ -254,11 +272,24 @@ class TableServer:
         seat = self._acting_seat(conn, room, msg)
         if room.table is None or room.turn != seat:
             raise RoomError("no_hint", "a hint is for the seat to move")
+        asyncio.get_running_loop().create_task(self._hint(conn, room, seat, msg))
+
+    async def _hint(self, conn, room: Room, seat: int, msg) -> None:
+        """Work out a hint in a thread (ranking a big Dou Dizhu hand can take a few tenths of
+        a second), then answer it if the table has not moved meanwhile."""
         table = room.table
-        hints = room.hint_ranker(seat)
-        action = hints.next(table.observation(seat), table.view(seat))
-        index = hints._next - 1
-        total = len(hints._order)
+        v = room.v
+        observation, view = table.observation(seat), table.view(seat)
+
+        def work():
+            hints = room.hint_ranker(seat)
+            action = hints.next(observation, view)
+            return action, hints._next - 1, len(hints._order)
+
+        action, index, total = await asyncio.to_thread(work)
+        if room.v != v or room.table is not table or room.turn != seat:
+            conn.send(error("stale", "the table changed while the hint was worked out", msg.get("id")))
+            return
         if room.game == "doudizhu":  # the result card counts the hints
             self._execute(room, {"op": "hint", "seat": seat})
         conn.send(_reply({"type": "hint", "action": action, "text": table.cat.action_to_str(action),
@@ -303,7 +334,7 @@ class TableServer:
                 if not self._held(room, s):
                     self._set_away(room, s, True)
 
-    # -- helpers ---------------------------------------------------------------------------
+    # -- internals -------------------------------------------------------------------------
 
     def _room(self, conn) -> Room:
         if conn.room is None:
@@ -321,10 +352,17 @@ class TableServer:
             raise RoomError("not_allowed", "lift the curtain first (reveal)")
         return seat
 
+    def _record(self, room: Room, op: dict[str, Any]) -> None:
+        """Write an executed op. Ops of one turn of the event loop commit together, in a
+        callback queued before any of their frames can be sent (the writers wake later)."""
+        if not self.store.pending:
+            asyncio.get_running_loop().call_soon(self.store.flush)
+        self.store.append(room.id, room.ops - 1, op)
+
     def _execute(self, room: Room, op: dict[str, Any], broadcast: bool = True,
                  origin: tuple[Connection, dict] | None = None) -> None:
         events = room.execute(op)
-        self.store.append(room.id, room.ops - 1, op)
+        self._record(room, op)
         if broadcast:
             self.broadcast(room, events, origin)
         self.schedule_cpu(room)
@@ -355,7 +393,7 @@ class TableServer:
                 seat.away = False
                 changed.append(s)
         if changed:
-            self.broadcast(room, [Event({"type": "seat", **room._seat_event(s)}) for s in changed])
+            self.broadcast(room, [Event({"type": "seat", **room.seat_event(s)}) for s in changed])
         conn.room = room
         conn.seats = seats
         conn.revealed = None
@@ -384,7 +422,7 @@ class TableServer:
                 if room.mode == "friends":
                     self._start_grace(room, s)
         if changed:
-            self.broadcast(room, [Event({"type": "seat", **room._seat_event(s)}) for s in changed])
+            self.broadcast(room, [Event({"type": "seat", **room.seat_event(s)}) for s in changed])
 
     def _start_grace(self, room: Room, seat: int) -> None:
         key = (room.id, seat)
@@ -408,7 +446,7 @@ class TableServer:
         if s.away == away:
             return
         s.away = away
-        self.broadcast(room, [Event({"type": "seat", **room._seat_event(seat)})])
+        self.broadcast(room, [Event({"type": "seat", **room.seat_event(seat)})])
         self.schedule_cpu(room)
 
     # -- CPUs ------------------------------------------------------------------------------
@@ -435,18 +473,30 @@ class TableServer:
                 if room.v != v or room.cpu_to_move() != who:
                     continue
                 action = await self.pool.decide(room, *who)
-                if room.v != v or room.cpu_to_move() != who:
-                    continue
-                op = {"op": "move", "seat": who[0], "action": action}
-                events = room.execute(op)
-                self.store.append(room.id, room.ops - 1, op)
-                self.broadcast(room, events)
+                # CPU moves are applied one at a time, each after a pass through the event
+                # loop, so people's messages waiting meanwhile are answered first
+                if self._cpu_turn is None:
+                    self._cpu_turn = asyncio.Lock()
+                async with self._cpu_turn:
+                    await asyncio.sleep(0)
+                    if room.v != v or room.cpu_to_move() != who:
+                        continue
+                    op = {"op": "move", "seat": who[0], "action": action}
+                    events = room.execute(op)
+                    self._record(room, op)
+                    self.broadcast(room, events)
         except asyncio.CancelledError:
             raise
         except Exception:  # noqa: BLE001 - keep the server up; the room waits for a person
             log.exception("a CPU move failed")
         finally:
             self.cpu_tasks.pop(room.id, None)
+
+
+def _quiet(future: asyncio.Future) -> None:
+    """Retrieve a background future's outcome (cancelled at shutdown, or failed: logged)."""
+    if not future.cancelled() and future.exception() is not None:
+        log.error("preparing the engines failed: %s", future.exception())
 
 
 def _reply(message: dict[str, Any], msg: dict[str, Any]) -> dict[str, Any]:
@@ -469,7 +519,7 @@ def create_app(db: str | None = None, grace_s: float = DEFAULT_GRACE_S, **kwargs
         return FileResponse(STATIC / "index.html")
 
     async def health(request):
-        return JSONResponse({"ok": True, "rooms": len(server.rooms)})
+        return JSONResponse({"ok": True, "rooms": len(server.rooms), "ready": server.ready})
 
     from contextlib import asynccontextmanager
 

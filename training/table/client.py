@@ -1,7 +1,7 @@
 """A Python client of the table protocol, for tests, bots and the load benchmark.
 
 Two transports, one interface: :class:`TableClient` wraps any object with ``send_text`` /
-``receive_text`` (Starlette's ``TestClient`` WebSocket session, or :class:`SocketTransport`
+``receive_text`` (Starlette's ``TestClient`` WebSocket, or :class:`SocketTransport`
 over a real socket with the ``websockets`` package). It records every frame it receives
 (``frames``) and keeps the latest ``state``.
 
@@ -30,7 +30,8 @@ class SocketTransport:
     def __init__(self, url: str, timeout: float = 30.0):
         from websockets.sync.client import connect
 
-        self.ws = connect(url, open_timeout=timeout, max_size=1 << 22)
+        # entered by hand: the connection lives as long as this transport, not one block
+        self.ws = connect(url, open_timeout=timeout, max_size=1 << 22).__enter__()
         self.timeout = timeout
 
     def send_text(self, text: str) -> None:
@@ -54,6 +55,7 @@ class TableClient:
         self.token: str | None = None
         self.seats: list[int] = []
         self._next_id = 0
+        self._nexts: set[int] = set()
 
     @classmethod
     def connect(cls, url: str, timeout: float = 30.0, record: bool = True) -> TableClient:
@@ -173,10 +175,12 @@ class TableClient:
                     self.move(choose(st), v=st["v"], **extra)
                 elif next_deals and st.get("result") and st["turn"] is None:
                     self._acted = st["v"]
-                    self.send({"type": "next"})
+                    self._nexts.add(self.send({"type": "next"}))
         message = self.receive()
-        if message.get("type") == "error" and message.get("code") not in ("stale", "not_your_turn"):
-            raise ServerError(message)
+        if message.get("type") == "error":
+            raced = message.get("code") in ("stale", "not_your_turn") or message.get("re") in self._nexts
+            if not raced:  # another person moved first, or already dealt the next deal
+                raise ServerError(message)
         return True
 
     _acted = -1

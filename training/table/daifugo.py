@@ -58,6 +58,19 @@ def engine_for(rules: Rules) -> DaifugoGame:
     return DaifugoGame(rules)
 
 
+def prepare_engines() -> None:
+    """Build the engines of the lobby's default tables (a Daifugo catalog takes a fifth of a
+    second, Dou Dizhu's tables more), so the first rooms do not wait for them."""
+    from .doudizhu import shared_engine
+
+    from .rooms import ROUND_CHOICES
+
+    for game, players in (("daifugo", 4), ("daifugo", 3), ("president", 4)):
+        for rounds in ROUND_CHOICES[game]:
+            engine_for(make_rules(game, players, rounds, {}))
+    shared_engine()
+
+
 class DaifugoTable:
     """One match of Daifugo or President."""
 
@@ -170,7 +183,6 @@ class DaifugoTable:
         next_top_before = st.next_top
         places_before = st.places[:]
         titles_before = st.titles[:]
-        hand_before = st.hands[seat]
         target = st.pending[0][1] if phase_before == PHASE_EXCHANGE else None
         taken = self.move_cards(seat, action)
         st.apply(action)

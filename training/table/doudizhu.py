@@ -71,6 +71,7 @@ class DoudizhuTable:
         self.rounds_log: list[dict[str, Any]] = []
         self.hints_used = 0
         self.undos = 0
+        self._advice: dict[tuple[int, int], str] = {}
         self._start(self._new_code(0))
 
     # -- deals -----------------------------------------------------------------------------
@@ -357,7 +358,10 @@ class DoudizhuTable:
             out["playable"] = sorted(playable)
             out["can_pass"] = self.cat.PASS in self.legal()
             if st.phase == Phase.BIDDING:
-                out["advice"] = self.engine.evaluator.advice(st.hands[seat], st.high_bid)
+                key = (st.hands[seat], st.high_bid)
+                if key not in self._advice:
+                    self._advice[key] = self.engine.evaluator.advice(*key)
+                out["advice"] = self._advice[key]
         return out
 
     def _unseen(self, seat: int) -> int:

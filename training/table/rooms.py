@@ -229,7 +229,7 @@ class Room:
         seat.token = op["token"]
         seat.level = self.settings["level"]
         seat.counter = self.settings["counter"]
-        events = [Event({"type": "seat", **self._seat_event(op["seat"])})]
+        events = [Event({"type": "seat", **self.seat_event(op["seat"])})]
         return events + self._maybe_start()
 
     def _op_fill(self, op) -> list[Event]:
@@ -243,7 +243,7 @@ class Room:
                 seat.kind = "cpu"
                 seat.level = op["level"]
                 seat.name = f"CPU {i}"
-                events.append(Event({"type": "seat", **self._seat_event(i)}))
+                events.append(Event({"type": "seat", **self.seat_event(i)}))
         if not n:
             raise RoomError("not_allowed", "there is no empty seat to fill")
         return events + self._maybe_start()
@@ -318,7 +318,7 @@ class Room:
             raise RoomError("not_allowed", "the match has not started: seats are still empty")
         return self.table
 
-    def _seat_event(self, i: int) -> dict[str, Any]:
+    def seat_event(self, i: int) -> dict[str, Any]:
         s = self.seats[i]
         return {"seat": i, "name": s.name, "kind": s.kind, "away": s.away, "connected": s.connected}
 

@@ -1,8 +1,9 @@
 """Rooms on disk: one SQLite file (stdlib ``sqlite3``, write-ahead log).
 
 A room is its settings and seed (one row of ``rooms``) plus the ops it executed, in order
-(rows of ``ops``). Each op is committed before anyone hears of it, so a server killed at any
-moment restarts with every room where it was: :meth:`Store.rooms` gives them back to replay.
+(rows of ``ops``). Each op is committed before anyone hears of it (the ops of one turn of the
+server's event loop in one transaction), so a server killed at any moment restarts with
+every room where it was: :meth:`Store.rooms` gives them back to replay.
 Tokens are stored as hashes only.
 """
 
@@ -47,6 +48,7 @@ class Store:
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.executescript(SCHEMA)
+        self.pending: list[tuple[str, int, str]] = []
 
     def create_room(self, room_id: str, settings: dict[str, Any], seed: int,
                     ops: list[dict[str, Any]]) -> None:
@@ -58,7 +60,17 @@ class Store:
                                 [(room_id, n, json.dumps(op)) for n, op in enumerate(ops)])
 
     def append(self, room_id: str, n: int, op: dict[str, Any]) -> None:
-        self.db.execute("INSERT INTO ops VALUES (?, ?, ?)", (room_id, n, json.dumps(op)))
+        """Queue one op; :meth:`flush` commits the queue (the server flushes before any frame
+        about the op goes out)."""
+        self.pending.append((room_id, n, json.dumps(op, separators=(",", ":"))))
+
+    def flush(self) -> None:
+        if not self.pending:
+            return
+        rows, self.pending = self.pending, []
+        with self.db:
+            self.db.execute("BEGIN")
+            self.db.executemany("INSERT INTO ops VALUES (?, ?, ?)", rows)
 
     def rooms(self) -> Iterator[tuple[str, dict[str, Any], int, list[dict[str, Any]]]]:
         """Every room as ``(id, settings, seed, ops)``, ops in order."""

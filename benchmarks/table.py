@@ -1,0 +1,256 @@
+"""Load benchmark of the table server: ``python -m benchmarks.table [--rooms 100] [--matches 1]``.
+
+Starts ``climbrl serve`` on a loopback port (a subprocess, a fresh database), opens ``--rooms``
+rooms against the computer (``--level medium`` CPUs in the other seats, no pacing) and plays
+whole matches in all of them at once: in each room a client bot (asyncio, one WebSocket per
+room) plays a random legal move the moment it is its turn. It prints
+
+  * people's moves/s and all moves/s (people and CPUs) over the run;
+  * p50 / p99 / max latency of people's moves: from the move sent to the ``state`` that
+    answers it (the server's reply carries the move's id);
+  * the server's resident memory (peak, sampled every 0.5 s), errors received, rooms that did
+    not finish, and the rooms the server holds at the end.
+
+Games: ``--games daifugo,president,doudizhu`` are dealt to the rooms in turn (Daifugo 4
+players, President 4, Dou Dizhu; 3 rounds or deals a match).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+from .common import machine
+
+ROOT = Path(__file__).resolve().parent.parent
+PLAYERS = {"daifugo": 4, "president": 4, "doudizhu": 3}
+#: the opening burst: every room is created in the first second
+WARM_S = 5.0
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_server(port: int, db: Path, workers: int) -> subprocess.Popen:
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "training.cli", "serve", "--port", str(port), "--db", str(db),
+         "--rate", "100000", "--workers", str(workers)],
+        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1) as r:
+                if json.loads(r.read())["ready"]:  # engines built, CPU workers started
+                    return proc
+                time.sleep(0.2)
+        except OSError:
+            time.sleep(0.1)
+    proc.kill()
+    raise RuntimeError("the server did not start")
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process so far."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except OSError:
+        return float("nan")
+
+
+def rss_mb(pid: int) -> float:
+    """Resident memory of a process and its children (the CPU worker processes), MB."""
+    total = 0.0
+    for p in [pid, *children(pid)]:
+        try:
+            with open(f"/proc/{p}/status") as f:
+                for line in f:
+                    if line.startswith("VmRSS:"):
+                        total += int(line.split()[1]) / 1024
+        except OSError:
+            pass
+    return total
+
+
+def children(pid: int) -> list[int]:
+    out = []
+    try:
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{task}/children") as f:
+                out += [int(c) for c in f.read().split()]
+    except OSError:
+        pass
+    return out
+
+
+class Stats:
+    def __init__(self):
+        self.latencies: list[float] = []
+        self.sent_at: list[float] = []
+        self.people_moves = 0
+        self.errors: list[str] = []
+        self.finished = 0
+        self.last_v: dict[str, int] = {}
+
+
+async def bot(url: str, game: str, level: str, matches: int, seed: int, stats: Stats) -> None:
+    from websockets.asyncio.client import connect
+
+    rng = random.Random(seed)
+    async with connect(url, max_size=1 << 22) as ws:
+        await ws.recv()  # hello
+        await ws.send(json.dumps({"type": "create", "id": 0, "game": game, "players": PLAYERS[game],
+                                  "mode": "cpu", "level": level, "pace_ms": 0, "rounds": 3}))
+        next_id = 1
+        pending: dict[int, float] = {}
+        acted = -1
+        done = 0
+        room = None
+        while True:
+            msg = json.loads(await ws.recv())
+            kind = msg.get("type")
+            if kind == "error":
+                stats.errors.append(f"{msg.get('code')}: {msg.get('message')}")
+                continue
+            if kind == "joined":
+                room = msg["room"]
+                continue
+            if kind != "state":
+                continue
+            sent = pending.pop(msg.get("re"), None)
+            if sent is not None:
+                stats.latencies.append(time.perf_counter() - sent)
+                stats.sent_at.append(sent)
+            stats.last_v[room] = msg["v"]
+            if msg["match"] and msg["match"]["over"]:
+                if msg["v"] == acted:
+                    continue
+                done += 1
+                stats.finished += done == matches
+                if done >= matches:
+                    return
+                acted = msg["v"]
+                await ws.send(json.dumps({"type": "next", "id": next_id}))
+                next_id += 1
+                continue
+            if msg["v"] == acted:
+                continue
+            if msg["your_turn"] and msg["moves"]:
+                acted = msg["v"]
+                action = rng.choice(msg["moves"])["action"]
+                pending[next_id] = time.perf_counter()
+                await ws.send(json.dumps({"type": "move", "id": next_id, "action": action, "v": msg["v"]}))
+                next_id += 1
+                stats.people_moves += 1
+            elif msg.get("result") and msg["turn"] is None:
+                acted = msg["v"]
+                await ws.send(json.dumps({"type": "next", "id": next_id}))
+                next_id += 1
+
+
+async def run(args) -> dict:
+    port = free_port()
+    folder = Path(tempfile.mkdtemp(prefix="climbrl-bench-"))
+    proc = start_server(port, folder / "tables.db", args.workers)
+    url = f"ws://127.0.0.1:{port}/ws"
+    stats = Stats()
+    games = args.games.split(",")
+    peak = [rss_mb(proc.pid)]
+    idle_rss = peak[0]
+
+    async def sample() -> None:
+        while True:
+            peak[0] = max(peak[0], rss_mb(proc.pid))
+            await asyncio.sleep(0.5)
+
+    sampler = asyncio.create_task(sample())
+    server_cpu0 = cpu_seconds(proc.pid)
+    client_cpu0 = time.process_time()
+    start = time.perf_counter()
+    tasks = [asyncio.create_task(bot(url, games[i % len(games)], args.level, args.matches, i, stats))
+             for i in range(args.rooms)]
+    done, pending = await asyncio.wait(tasks, timeout=args.timeout)
+    elapsed = time.perf_counter() - start
+    for t in pending:
+        t.cancel()
+    for t in done:
+        if t.exception() is not None:
+            stats.errors.append(repr(t.exception()))
+    sampler.cancel()
+    server_cpu = sum(cpu_seconds(p) for p in [proc.pid, *children(proc.pid)]) - server_cpu0
+    client_cpu = time.process_time() - client_cpu0
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=5) as r:
+        held = json.loads(r.read())["rooms"]
+    proc.terminate()
+    proc.wait(10)
+    slow = sorted(zip(stats.latencies, stats.sent_at), reverse=True)[:8]
+    slowest = [(round(lat * 1000, 1), round(at - start, 1)) for lat, at in slow]
+    warm = sorted(lat for lat, at in zip(stats.latencies, stats.sent_at) if at - start >= WARM_S)
+    lat = sorted(stats.latencies)
+    def q(p, values=lat):
+        return values[min(len(values) - 1, int(p * len(values)))] * 1000 if values else float("nan")
+
+    all_moves = sum(stats.last_v.values())
+    return {
+        "rooms": args.rooms, "games": games, "level": args.level, "matches": args.matches,
+        "elapsed_s": elapsed, "people_moves": stats.people_moves,
+        "people_moves_per_s": stats.people_moves / elapsed, "all_ops": all_moves,
+        "all_ops_per_s": all_moves / elapsed,
+        "p50_ms": q(0.50), "p99_ms": q(0.99), "p99_after_warm_ms": q(0.99, warm), "max_ms": lat[-1] * 1000 if lat else float("nan"),
+        "mean_ms": statistics.fmean(lat) * 1000 if lat else float("nan"),
+        "rss_idle_mb": idle_rss, "rss_peak_mb": peak[0], "errors": stats.errors[:10],
+        "error_count": len(stats.errors), "unfinished_rooms": args.rooms - stats.finished,
+        "rooms_held": held, "server_cpu_s": server_cpu, "client_cpu_s": client_cpu,
+        "load_average": os.getloadavg(), "slowest_ms_at_s": slowest,
+    }
+
+
+def main(argv=None) -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--rooms", type=int, default=100)
+    p.add_argument("--matches", type=int, default=1, help="whole matches per room")
+    p.add_argument("--games", default="daifugo,president,doudizhu")
+    p.add_argument("--level", default="medium")
+    p.add_argument("--workers", type=int, default=2, help="the server's CPU worker threads")
+    p.add_argument("--timeout", type=float, default=900.0)
+    p.add_argument("--json", action="store_true", help="print the figures as JSON too")
+    args = p.parse_args(argv)
+    r = asyncio.run(run(args))
+    print(f"table server load: {r['rooms']} rooms at once ({', '.join(r['games'])}), "
+          f"{r['level']} CPUs, {r['matches']} match(es) each; {machine()}, {os.cpu_count()} cores")
+    print(f"  elapsed          {r['elapsed_s']:.1f} s")
+    print(f"  people's moves   {r['people_moves']} ({r['people_moves_per_s']:.1f}/s)")
+    print(f"  all ops          {r['all_ops']} ({r['all_ops_per_s']:.1f}/s, people + CPUs + seats)")
+    print(f"  latency (move -> its state)  p50 {r['p50_ms']:.1f} ms  p99 {r['p99_ms']:.1f} ms  "
+          f"max {r['max_ms']:.1f} ms  mean {r['mean_ms']:.1f} ms; p99 {r['p99_after_warm_ms']:.1f} ms "
+          f"after the first {WARM_S:.0f} s (all rooms opening at once)")
+    print(f"  slowest (ms, at s)  {r['slowest_ms_at_s']}")
+    print(f"  server RSS       {r['rss_idle_mb']:.0f} MB idle, {r['rss_peak_mb']:.0f} MB peak "
+          f"(with its CPU worker processes)")
+    print(f"  CPU time         server {r['server_cpu_s']:.1f} s, bots {r['client_cpu_s']:.1f} s "
+          f"(machine load average {r['load_average'][0]:.1f}, shared with other work)")
+    print(f"  errors           {r['error_count']} {r['errors'][:3]}")
+    print(f"  rooms unfinished {r['unfinished_rooms']}; rooms held by the server {r['rooms_held']}")
+    if args.json:
+        print(json.dumps(r))
+
+
+if __name__ == "__main__":
+    main()
