@@ -16,6 +16,7 @@ random choice comes from the player's own ``numpy.random.Generator``, reset by
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import fields
 from typing import Any
 
@@ -37,9 +38,11 @@ class Player:
     #: knobs a class of the player takes besides its weights (gathered over the class tree)
     KNOBS: tuple[str, ...] = ()
 
-    def __init__(self, seed: int | None = None):
+    def __init__(self, seed: int | Sequence[int] | np.random.SeedSequence | None = None):
         self.game = None
-        if not isinstance(seed, np.random.SeedSequence):
+        if isinstance(seed, (list, tuple)):  # entropy words, as numpy takes them
+            seed = np.random.SeedSequence([as_seed(word) for word in seed])
+        elif not isinstance(seed, np.random.SeedSequence):
             seed = as_seed(seed)
         self.rng = np.random.default_rng(seed)
 

@@ -303,3 +303,17 @@ def test_unknown_reset_options_still_warn_for_pettingzoo():
         warnings.simplefilter("always")
         daifugo_v0.env().reset(options={"dael": 1})
     assert any("unknown reset option" in str(w.message) for w in caught)
+
+
+def test_player_seed_may_be_a_list_of_entropy_words():
+    # the trainer's periodic evaluation seeds its opponents with [seed, stream, seat]; the
+    # strict seed check first refused that list (a TypeError in the middle of training)
+    import policies
+
+    a = policies.load("daifugo", "random", seed=[1, 0, 0])
+    b = policies.load("daifugo", "random", seed=[1, 0, 0])
+    assert a.rng.integers(1 << 30) == b.rng.integers(1 << 30)
+    with pytest.raises(TypeError, match="seed must be an integer, got 1.5"):
+        policies.load("daifugo", "random", seed=[1.5])
+    with pytest.raises(ValueError, match="seed"):
+        policies.load("daifugo", "random", seed=[-1])
