@@ -6,7 +6,8 @@ import { Lobby } from "./lobby.js";
 import { describe, ordinal } from "./events.js";
 import { cardFace, cardRow, cardsShortText } from "./cards.js";
 import {
-  colourClass, colourName, el, giveMoves, matchingMoves, renderBoard, renderPanel, roundBox, turnText,
+  cardDisabled, colourClass, colourName, el, giveMoveFor, giveMoves, matchingMoves, renderBoard, renderPanel, roundBox,
+  turnText,
 } from "./table.js";
 
 const $ = (sel) => document.querySelector(sel);
@@ -298,7 +299,7 @@ function showRoom(st) {
 function toggle(id, value) {
   const st = app.st;
   if (!st || !(st.hand || []).some((c) => c.id === id)) return;
-  if (st.your_turn && st.playable && !st.playable.includes(id) && st.phase !== "bidding") return;
+  if (cardDisabled(st, id)) return;
   const on = value === undefined ? !ui.selected.has(id) : value;
   if (on) ui.selected.add(id);
   else ui.selected.delete(id);
@@ -383,7 +384,8 @@ function act(a) {
     app.conn.send(msg);
     render();
   } else if (a.kind === "give") {
-    ui.giveQueue = [...ui.selected];
+    // texts, not ids: the server may give the other copy of a two-deck card
+    ui.giveQueue = (st.hand || []).filter((c) => ui.selected.has(c.id)).map((c) => ({ id: c.id, text: c.text }));
     sendNextGive();
   } else if (a.kind === "hint") {
     app.conn.request({ type: "hint" }).then((r) => {
@@ -408,12 +410,13 @@ function act(a) {
 function sendNextGive() {
   const st = app.st;
   while (ui.giveQueue.length) {
-    const id = ui.giveQueue.shift();
-    const m = giveMoves(st).find((g) => g.cards.length === 1 && g.cards[0] === id);
+    const card = ui.giveQueue.shift();
+    const m = giveMoveFor(st, card.text);
     if (!m) continue;
+    const id = (st.hand || []).some((c) => c.id === card.id) ? card.id : m.cards[0];
     const msg = { type: "move", action: m.action, v: st.v, cards: [id] };
     if (app.mode === "local") msg.seat = st.turn;
-    ui.selected.delete(id);
+    ui.selected.delete(card.id);
     ui.sentAt = st.v;
     st.waiting = true;
     st.your_turn = false;

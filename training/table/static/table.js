@@ -42,21 +42,52 @@ export function viewSeat(st) {
 
 // -------------------------------------------------------------------------- moves and selection
 
-/** Legal moves the selected cards make (exact ids, or same ranks for `any_suit` moves). */
+// Hand cards are related to moves by card text, as a multiset: with two decks (President,
+// 6+ players) two cards share each text and either copy makes the same move, though `moves`
+// and `playable` name one copy (docs/protocol.md). With one deck this is the same as by id.
+
+/** The sorted texts of the hand cards `ids` (ids not in the hand are left out). */
+function textsOf(hand, ids) {
+  return ids.filter((id) => hand.has(id)).map((id) => hand.get(id).text).sort();
+}
+
+function handMap(st) {
+  return new Map((st.hand || []).map((c) => [c.id, c]));
+}
+
+/** Legal moves the selected cards make (same card texts, or same ranks for `any_suit` moves). */
 export function matchingMoves(st, selected) {
   if (!st.moves || selected.size === 0) return [];
-  const hand = new Map((st.hand || []).map((c) => [c.id, c]));
+  const hand = handMap(st);
   const sel = [...selected].filter((id) => hand.has(id));
   const selRanks = sel.map((id) => hand.get(id).rank).sort().join(",");
+  const selTexts = textsOf(hand, sel).join(",");
   const out = [];
   for (const m of st.moves) {
     if (!m.cards || m.cards.length !== sel.length || m.shape === "give" || m.shape === "bid" || m.shape === "pass") continue;
     if (m.any_suit) {
       const ranks = m.cards.map((id) => (hand.get(id) || {}).rank).sort().join(",");
       if (ranks === selRanks) out.push(m);
-    } else if (m.cards.every((id) => selected.has(id))) out.push(m);
+    } else if (textsOf(hand, m.cards).join(",") === selTexts) out.push(m);
   }
   return out;
+}
+
+/** The give move that gives a card of this text, or undefined. */
+export function giveMoveFor(st, text) {
+  const hand = handMap(st);
+  return giveMoves(st).find((m) => m.cards.length === 1 && (hand.get(m.cards[0]) || {}).text === text);
+}
+
+/** Whether the hand card `id` is dimmed: it is your turn and no legal move uses a card of
+ * its text (`playable` names one copy of each). */
+export function cardDisabled(st, id) {
+  if (!st.your_turn || !st.playable) return false;
+  if (st.phase === "bidding") return false;
+  const hand = handMap(st);
+  const card = hand.get(id);
+  if (!card) return true;
+  return !textsOf(hand, st.playable).includes(card.text);
 }
 
 export function giveMoves(st) {
@@ -86,8 +117,8 @@ export function actionList(st, ui) {
   const gives = giveMoves(st);
   if (mine && gives.length) {
     const need = (st.exchange && st.exchange.to_give) || 1;
-    const ids = new Set(gives.flatMap((m) => m.cards));
-    const ok = ui.selected.size === need && [...ui.selected].every((id) => ids.has(id));
+    const hand = handMap(st);
+    const ok = ui.selected.size === need && [...ui.selected].every((id) => hand.has(id) && giveMoveFor(st, hand.get(id).text));
     acts.push({
       key: "give", label: "Give", enabled: ok, kind: "give", primary: true,
       why: ok ? null : `choose ${need === 1 ? "1 card" : `${need} cards`} to give`,
@@ -260,12 +291,6 @@ function renderCounter(st) {
       el("span", { "aria-hidden": "true" }, COUNTER_SHOW[r] || r), el("b", { "aria-hidden": "true" }, String(c[r]))));
   }
   box.hidden = false;
-}
-
-function cardDisabled(st, id) {
-  if (!st.your_turn || !st.playable) return false;
-  if (st.phase === "bidding") return false;
-  return !st.playable.includes(id);
 }
 
 function renderHand(st, ui, h) {
