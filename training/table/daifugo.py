@@ -23,6 +23,7 @@ from envs.daifugo.rules import REVOLUTION_SIZE, Rules
 from policies.daifugo.talk import DaifugoTalk
 
 from .events import Event
+from .match import EngineTable, checked
 
 RANK_WORDS = {"T": "10", "J": "jack", "Q": "queen", "K": "king", "A": "ace"}
 SUIT_WORDS = {"s": "spades", "h": "hearts", "d": "diamonds", "c": "clubs"}
@@ -71,7 +72,7 @@ def prepare_engines() -> None:
     shared_engine()
 
 
-class DaifugoTable:
+class DaifugoTable(EngineTable):
     """One match of Daifugo or President."""
 
     def __init__(self, game: str, players: int, rounds: int, rules: dict[str, Any], seed: int):
@@ -389,46 +390,23 @@ class DaifugoTable:
         if mask & ~st.hands[seat]:
             bad = next(iter_bits(mask & ~st.hands[seat]))
             text = self.deck.card_text(bad) if bad < self.deck.size else str(bad)
-            return _checked(ids, None, [], f"{text} (card {bad}) is not in your hand")
+            return checked(ids, None, [], f"{text} (card {bad}) is not in your hand")
         found = self.candidates(mask)
         if not found:
-            return _checked(ids, None, [], self._no_play(mask))
+            return checked(ids, None, [], self._no_play(mask))
         label = self.label(found[0])
         legal = st.legal_actions() if self.turn == seat else []
         playable = [a for a in found if a in legal]
         actions = [{"action": a, "text": self.cat.action_to_str(a), "label": self.label(a)} for a in playable]
         if playable:
-            return _checked(ids, self.label(playable[0]), actions, None)
+            return checked(ids, self.label(playable[0]), actions, None)
         if self.turn != seat:
-            return _checked(ids, label, [], "it is not your turn")
+            return checked(ids, label, [], "it is not your turn")
         view = st.view(seat)
-        return _checked(ids, label, [], self.talk.explain(found[0], view, legal))
+        return checked(ids, label, [], self.talk.explain(found[0], view, legal))
 
     def _no_play(self, mask: int) -> str:
         text = self.deck.format(mask)
         if self.state.phase == PHASE_EXCHANGE:
             return f"{text}: give back one card at a time"
         return f"{text} is no play: not one number{' and not a run' if self.rules.runs else ''}"
-
-    # -- for the CPUs and hints ----------------------------------------------------------------
-
-    def observation(self, seat: int) -> dict[str, Any]:
-        st = self.state
-        mask = np.zeros(self.engine.num_actions, np.int8)
-        if seat == st.current_player and not st.terminal:
-            mask[st.legal_actions()] = 1
-        return {"observation": self.engine.observe(st, seat), "action_mask": mask}
-
-    def view(self, seat: int) -> dict[str, Any]:
-        return self.state.view(seat)
-
-
-def _checked(ids, label, actions, reason) -> dict[str, Any]:
-    playable = bool(actions)
-    if playable:
-        status = f"{label} · playable"
-    else:
-        status = reason if label is None else f"{label} · {reason}"
-    return {"cards": list(ids), "label": label, "playable": playable, "actions": actions,
-            "reason": reason, "status": status}
-

@@ -21,6 +21,7 @@ from envs.doudizhu.engine import KITTY_OWNER, PLAYERS, DoudizhuGame, Phase
 from policies.doudizhu.talk import DoudizhuTalk
 
 from .events import Event
+from .match import EngineTable, checked
 
 SUIT_LETTERS = "shdc"
 KIND_LABELS = {
@@ -53,7 +54,7 @@ def shared_engine() -> DoudizhuGame:
     return DoudizhuGame()
 
 
-class DoudizhuTable:
+class DoudizhuTable(EngineTable):
     """A match of ``rounds`` scored Dou Dizhu deals for one room."""
 
     name = "doudizhu"
@@ -370,39 +371,25 @@ class DoudizhuTable:
     # -- checking a selection ----------------------------------------------------------------
 
     def check(self, seat: int, ids: list[int]) -> dict[str, Any]:
-        from .daifugo import _checked
 
         st = self.state
         held = set(self.held[seat])
         bad = [i for i in ids if i not in held]
         if bad:
-            return _checked(ids, None, [], f"card {bad[0]} is not in your hand")
+            return checked(ids, None, [], f"card {bad[0]} is not in your hand")
         if st.phase == Phase.BIDDING:
-            return _checked(ids, None, [], "it is the bidding: bid or pass")
+            return checked(ids, None, [], "it is the bidding: bid or pass")
         text = "".join(RANKS[PHYSICAL_RANK[i]] for i in ids)
         try:
             action = self.cat.action_from_str(text)
         except CatalogError:
-            return _checked(ids, None, [], "not a Dou Dizhu combination")
+            return checked(ids, None, [], "not a Dou Dizhu combination")
         label = self.label(action)
         if self.turn != seat:
-            return _checked(ids, label, [], "it is not your turn")
+            return checked(ids, label, [], "it is not your turn")
         legal = self.legal()
         if action in legal:
             entry = {"action": action, "text": self.cat.action_to_str(action), "label": label}
-            return _checked(ids, label, [entry], None)
+            return checked(ids, label, [entry], None)
         reason = self.talk.explain(action, st.view(seat), legal)
-        return _checked(ids, label, [], reason)
-
-    # -- for the CPUs and hints ----------------------------------------------------------------
-
-    def observation(self, seat: int) -> dict[str, Any]:
-        st = self.state
-        mask = np.zeros(self.engine.num_actions, np.int8)
-        if seat == st.current_player and not st.terminal:
-            mask[st.legal_actions()] = 1
-        return {"observation": self.engine.observe(st, seat), "action_mask": mask}
-
-    def view(self, seat: int) -> dict[str, Any]:
-        return self.state.view(seat)
-
+        return checked(ids, label, [], reason)
