@@ -24,7 +24,8 @@ from pathlib import Path
 
 PLAY_SECONDS = 300
 PROMPT = "> "
-LEGAL = re.compile(r"legal moves: (.*)")
+LEGAL = re.compile(r"legal moves \(\d+\):\n\s+[^:\n]+: ([^\n]+)")
+"""the first group line after ``moves``: ``  sets of 2: 4d 4c | Js Jh``"""
 
 
 def check(ok: bool, what: str) -> None:
@@ -97,6 +98,14 @@ def train(work: Path) -> None:
           "climbrl train --config nope fails naming the shipped configs")
 
 
+def first_move(game: str, group: str) -> str:
+    """The first move of a group line: moves stand apart by `` | ``, except Dou Dizhu's
+    plays, which hold no space and stand apart by one (``single: 6 7 9``)."""
+    if " | " in group or game != "doudizhu":
+        return group.split(" | ")[0]
+    return group.split()[0]
+
+
 def play(game: str, cpus: str, *extra: str) -> None:
     """``climbrl play`` through pipes: at each prompt ask ``moves``, then play the first."""
     exe = Path(sys.executable).with_name("climbrl")
@@ -118,7 +127,7 @@ def play(game: str, cpus: str, *extra: str) -> None:
         if not pending.endswith(PROMPT):
             continue
         found = LEGAL.findall(pending)
-        answer = found[-1].split(" | ")[0] if found else "moves"
+        answer = first_move(game, found[-1]) if found else "moves"
         moves += answer != "moves"
         pending = ""
         proc.stdin.write((answer + "\n").encode())
