@@ -10,6 +10,7 @@ on, wrapping around; a new position starts again from the best.
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from .base import legal_ids
@@ -25,6 +26,7 @@ class Hints:
         self._key: tuple | None = None
         self._order: list[int] = []
         self._next = 0
+        self._lock = threading.Lock()  # a server answers hint requests from worker threads
 
     def suggestions(self, observation: dict[str, Any], view: dict[str, Any]) -> list[int]:
         """Every legal move of the position, best first."""
@@ -32,14 +34,20 @@ class Hints:
 
     def next(self, observation: dict[str, Any], view: dict[str, Any]) -> int:
         """The next suggestion for this position (the best one in a new position)."""
-        key = _position_key(view)
-        if key != self._key:
-            self._key = key
-            self._order = self.suggestions(observation, view)
-            self._next = 0
-        action = self._order[self._next % len(self._order)]
-        self._next += 1
-        return action
+        return self.next_counted(observation, view)[0]
+
+    def next_counted(self, observation: dict[str, Any], view: dict[str, Any]) -> tuple[int, int, int]:
+        """``(action, index, total)``: the next suggestion, its place in this position's
+        order and the order's length, worked out at once (safe from several threads)."""
+        with self._lock:
+            key = _position_key(view)
+            if key != self._key:
+                self._key = key
+                self._order = self.suggestions(observation, view)
+                self._next = 0
+            index = self._next % len(self._order)
+            self._next += 1
+            return self._order[index], index, len(self._order)
 
 
 def _position_key(view: dict[str, Any]) -> tuple:

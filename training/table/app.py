@@ -282,9 +282,7 @@ class TableServer:
         observation, view = table.observation(seat), table.view(seat)
 
         def work():
-            hints = room.hint_ranker(seat)
-            action = hints.next(observation, view)
-            return action, hints._next - 1, len(hints._order)
+            return room.hint_ranker(seat).next_counted(observation, view)
 
         action, index, total = await asyncio.to_thread(work)
         if room.v != v or room.table is not table or room.turn != seat:
