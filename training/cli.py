@@ -147,8 +147,13 @@ def _add_train(sub) -> None:
     its type, default and doc. Values are read as YAML and checked by ``training.config``."""
     import dataclasses
 
-    from training.config import field_docs, type_text
-    from training.dmc import Args
+    try:  # the settings live beside the trainer, which needs torch (the train extra)
+        from training.config import field_docs, type_text
+        from training.dmc import Args
+    except ModuleNotFoundError as err:
+        sub.add_parser("train", help=f"self-play training (needs the train extra: {err.name} "
+                       "is missing; pip install 'climbrl[train]')")
+        return
 
     train = sub.add_parser(
         "train", help="self-play training (Deep Monte-Carlo)", allow_abbrev=False,
