@@ -70,6 +70,12 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--deals", type=int, default=DEFAULT_DEALS)
     ev.add_argument("--seed", type=int, default=0)
     ev.add_argument("--workers", type=int, default=DEFAULT_WORKERS)
+    ev.add_argument("--backend", choices=("local", "ray"), default="local",
+                    help="ray: the deals run as Ray tasks over a cluster (--workers sizes the "
+                    "chunks); same results as local workers")
+    ev.add_argument("--ray-address", default=None,
+                    help="--backend ray: the cluster (auto, HOST:PORT); default: Ray on this "
+                    "machine")
     ev.add_argument("--out", default=None, help="output folder (default runs/eval/<game>-<time>)")
     ev.add_argument(
         "--landlord", choices=("bid", "fixed"), default="bid",
@@ -205,13 +211,27 @@ def _eval(args) -> int:
         landlord=args.landlord,
     )
     start = time.perf_counter()
-    records = evaluate.run(config)
+    records = evaluate.run(config, _map_chunks(args))
     report = evaluate.summarize(config, records)
     out = args.out or f"runs/eval/{args.game}-{time.strftime('%Y%m%d-%H%M%S')}"
     paths = evaluate.write_outputs(report, out)
     print(evaluate.format_report(report))
     print(f"\n{time.perf_counter() - start:.0f} s; wrote {', '.join(str(p) for p in paths.values())}")
     return 0
+
+
+def _map_chunks(args):
+    """How ``climbrl eval`` spreads its deals: None (local workers) or over Ray."""
+    if args.backend != "ray":
+        return None
+    import functools
+
+    from training import ray_backend
+
+    if not ray_backend.available():
+        raise ValueError(f"--backend ray needs Ray, which is not installed: "
+                         f"{ray_backend.INSTALL_HINT}")
+    return functools.partial(ray_backend.map_chunks, address=args.ray_address)
 
 
 def _play(args) -> int:

@@ -30,12 +30,13 @@ Results: a terminal table (:func:`format_report`), ``summary.json``, ``results.c
 from __future__ import annotations
 
 import csv
+import functools
 import importlib
 import itertools
 import json
 import math
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -279,8 +280,11 @@ def _worker_init() -> None:
     os.environ["OMP_NUM_THREADS"] = "1"
 
 
-def run(config: EvalConfig) -> list[dict]:
-    """Play the tournament; returns every game's record (sorted by lineup, deal, rotation)."""
+def run(config: EvalConfig, map_chunks: Callable | None = None) -> list[dict]:
+    """Play the tournament; returns every game's record (sorted by lineup, deal, rotation).
+    ``map_chunks(play, tasks)`` spreads the chunks of deals (default: ``config.workers``
+    local processes); it yields ``(task, play(*task))`` as each one finishes, in any order
+    (:func:`training.ray_backend.map_chunks`: over a Ray cluster)."""
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     per_chunk = max(1, math.ceil(config.deals / (config.workers * CHUNKS_PER_WORKER)))
     tasks = [
@@ -292,7 +296,11 @@ def run(config: EvalConfig) -> list[dict]:
     bar = _progress(total, config.progress, config.game)
     records: list[dict] = []
     try:
-        if config.workers == 1:
+        if map_chunks is not None:
+            for (_li, deals), chunk in map_chunks(functools.partial(_run_chunk, config), tasks):
+                records += chunk
+                bar.update(len(deals))
+        elif config.workers == 1:
             for li, deals in tasks:
                 records += _run_chunk(config, li, deals)
                 bar.update(len(deals))
