@@ -223,6 +223,8 @@ def _eval(args) -> int:
 def _map_chunks(args):
     """How ``climbrl eval`` spreads its deals: None (local workers) or over Ray."""
     if args.backend != "ray":
+        if args.ray_address is not None:
+            raise ValueError("--ray-address is an option of --backend ray")
         return None
     import functools
 

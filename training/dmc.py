@@ -12,8 +12,9 @@ weights back to the actors.
     climbrl train --config configs/daifugo4.yaml --backend ray --ray-address auto --actors 8
 
 ``--backend ray`` runs the actors as Ray actors on a cluster (:mod:`training.ray_backend`);
-the learner is this process either way, on ``--device`` (cpu, cuda or auto). ``--minutes`` is the budget of one invocation (a resumed run gets it anew); ``--total-frames``
-counts the whole run. The summary says why the run stopped. TensorBoard: ``tensorboard
+the learner is this process either way, on ``--device`` (cpu, cuda or auto). ``--minutes``
+is the budget of one invocation (a resumed run gets it anew); ``--total-frames`` counts the
+whole run. The summary says why the run stopped. TensorBoard: ``tensorboard
 --logdir runs`` (``losses/``, ``q/``, ``grad_norm/``, ``charts/``, ``eval/``, and the
 settings in the HParams dashboard).
 """
