@@ -4,8 +4,11 @@ run goes on, and evaluation records identical to local workers'."""
 
 from __future__ import annotations
 
+import functools
+import multiprocessing
 import threading
 import time
+from concurrent.futures import ProcessPoolExecutor
 
 import pytest
 
@@ -150,7 +153,11 @@ def test_an_actor_that_cannot_start_ends_the_run_naming_it(tmp_path):
     ("daifugo", ("medium", "random", "easy", "random"), "bid"),
     ("doudizhu", ("easy", "random", "random"), "fixed"),
 ])
-def test_eval_on_ray_gives_the_records_of_local_workers(game, lineup, landlord):
+def test_eval_on_ray_gives_the_records_of_local_workers(game, lineup, landlord, monkeypatch):
+    # the local workers are spawned, not forked: a fork of this process, which runs Ray's
+    # threads, can hang on a lock one of them held
+    monkeypatch.setattr(evaluate, "ProcessPoolExecutor", functools.partial(
+        ProcessPoolExecutor, mp_context=multiprocessing.get_context("spawn")))
     config = evaluate.EvalConfig(game=game, lineups=(lineup,), deals=4, seed=5, workers=2,
                                  progress=False, landlord=landlord)
     local = evaluate.run(config)

@@ -10,8 +10,10 @@ the same :class:`~training.actor.SelfPlayActor` games as the local backend's pro
   plays until it has a batch and returns it through the object store straight to the learner,
   then takes its next request. At most ``depth`` batches wait per actor, and an actor never
   idles while the learner trains;
-* weights: one ``ray.put`` per publish; each request carries the reference of the newest
-  weights and its version, and the actor fetches them when that version is newer than its own;
+* weights: at most one ``ray.put`` per publish (numpy arrays, which Ray stores without
+  pickling them): requests go out to an actor once it owes half its ``depth``, each carrying
+  the reference of the newest weights at that moment, with their version; the actor fetches
+  them when that version is newer than its own;
 * failures: an actor whose process dies (a crash, a lost node) is restarted by Ray
   (``max_restarts``) and its waiting requests run again there (``max_task_retries``): the run
   goes on, and the restarted actor plays new games from a fresh seed. An exception in an
@@ -31,11 +33,13 @@ import importlib.util
 import logging
 import math
 import os
+import warnings
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 from typing import Any
 
 import numpy as np
+import torch
 
 from .actor import build_actor
 from .transport import Batch, InlineTransport, StateDicts
@@ -73,8 +77,9 @@ def connect(address: str | None, cpus: int = 0) -> bool:
     if ray.is_initialized():
         return False
     options: dict[str, Any] = {"address": address, "logging_level": logging.WARNING}
-    if address is None:
-        options.update(num_cpus=max(os.cpu_count() or 1, cpus), include_dashboard=False)
+    if address is None:  # a new instance, even where `ray start` runs one
+        options.update(address="local", num_cpus=max(os.cpu_count() or 1, cpus),
+                       include_dashboard=False)
     try:
         ray.init(**options)
     except ConnectionError as err:
@@ -98,7 +103,9 @@ class SelfPlayWorker:
     def __init__(self, actor_id: int, game_kwargs: dict, net_config: dict, games: int,
                  epsilon: float, batch_size: int, seed: list[int], fixed_landlord: float):
         ray = _ray()
-        self.restarted = ray.get_runtime_context().was_current_actor_reconstructed
+        with warnings.catch_warnings():  # Ray's own property reads a deprecated one
+            warnings.simplefilter("ignore", DeprecationWarning)
+            self.restarted = ray.get_runtime_context().was_current_actor_reconstructed
         if self.restarted:  # new games, not a replay of the ones played before the crash
             seed = [*seed, int(np.random.SeedSequence().entropy)]
         self.transport = InlineTransport()
@@ -111,7 +118,12 @@ class SelfPlayWorker:
         object reference, in a list so that Ray passes the reference, not the value); returns
         whether this actor was restarted since its last batch, and the batch."""
         if version != self.transport.version:
-            self.transport.weights = _ray().get(weights[0])
+            arrays = _ray().get(weights[0])
+            with warnings.catch_warnings():  # read-only views: load_state_dict copies them
+                warnings.filterwarnings("ignore", "The given NumPy array is not writable")
+                self.transport.weights = {
+                    role: {k: torch.from_numpy(v) for k, v in sd.items()}
+                    for role, sd in arrays.items()}
             self.transport.version = version
         batch = self.transport.get_batch(0.0)
         restarted, self.restarted = self.restarted, False
@@ -143,25 +155,37 @@ class RayTransport:
             for a in range(args.actors)
         ]
         self.depth = max(MIN_DEPTH, math.ceil(args.queue_batches / args.actors))
+        self.send_at = self.depth // 2
+        """requests an actor owes before they go out together, with one ray.put"""
         self.owed = [self.depth] * args.actors
         """requests to send to each actor (with the next weights)"""
         self.pending: dict[Any, int] = {}
         """object reference of each waiting request -> its actor"""
         self.version = 0
+        self.state: StateDicts = {}
+        """the newest weights published (the learner's tensors: not copied until sent)"""
         self.weights = None
+        self.weights_version = 0
+        """the object reference of the weights of that version, the last ones put"""
         self.batches = [0] * args.actors
         self.restarts = [0] * args.actors
 
     def _request(self) -> None:
         for a, owed in enumerate(self.owed):
+            if owed < self.send_at or not self.version:
+                continue
+            if self.weights_version != self.version:
+                self.weights = self.ray.put({
+                    role: {k: v.detach().cpu().numpy() for k, v in sd.items()}
+                    for role, sd in self.state.items()})
+                self.weights_version = self.version
             for _ in range(owed):
                 ref = self.workers[a].next_batch.remote(self.version, [self.weights])
                 self.pending[ref] = a
             self.owed[a] = 0
 
     def publish_weights(self, state_dicts: StateDicts) -> int:
-        self.weights = self.ray.put({role: {k: v.detach().cpu() for k, v in sd.items()}
-                                     for role, sd in state_dicts.items()})
+        self.state = state_dicts
         self.version += 1
         self._request()
         return self.version
