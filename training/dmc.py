@@ -107,7 +107,8 @@ class Args:
     of a Ray cluster, one CPU each; pip install 'climbrl[ray]'); the learner is this process"""
     ray_address: str | None = None
     """backend ray: the cluster to join (auto: the one `ray start` runs on this machine;
-    HOST:PORT: its head node); None: start Ray on this machine. Not kept by a resumed run"""
+    HOST:PORT: its head node); null: a Ray instance of the run's own on this machine. Not
+    kept by a resumed run"""
     games_per_actor: int = 64
     """games each actor plays at once, batching the network over their decisions"""
     exploration: float = 0.01
