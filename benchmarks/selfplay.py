@@ -3,6 +3,7 @@
 
     python -m benchmarks.selfplay [--configs daifugo4 doudizhu]
         [--actors 1 2] [--seconds 45] [--warmup 15] [--douzero-python /path/to/python]
+        [--backends local ray] [--repeats 1]
 
 Each case runs as its own training process for ``warmup + seconds``; the rate is measured
 over the last ``seconds`` only (start-up, spawning and the first episodes excluded), from the
@@ -11,7 +12,10 @@ so for Dou Dizhu our play decisions (landlord and peasants) are shown apart. Cas
 the other, so they share the machine alike. ``--douzero-python``: a Python where
 ``pip install douzero gitpython`` worked (DouZero runs with ``--actor_device_cpu
 --training_device cpu``, its default network, and ``--batch_size 8`` so that its frame counter
-moves in steps of 800 instead of 3200; actors do the same work either way).
+moves in steps of 800 instead of 3200; actors do the same work either way). ``--backends local
+ray``: each case also with ``--backend ray`` (a Ray instance started by the trainer, inside
+the warm-up), right after the local one, and the ratio ray / local. ``--repeats N`` runs
+the whole sequence N times over and prints the median of each case (and of each ratio).
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ import json
 import os
 import re
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -51,12 +56,14 @@ def _rate(points: list[tuple[float, int]], start: float) -> float:
     return (f1 - f0) / (t1 - t0)
 
 
-def ours(config: str, actors: int, seconds: float, warmup: float, workdir: Path) -> float:
+def ours(config: str, actors: int, seconds: float, warmup: float, workdir: Path,
+         backend: str = "local") -> float:
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
-    name = f"{Path(config).stem}_a{actors}"
+    name = f"{Path(config).stem}_a{actors}_{backend}"
     cmd = [sys.executable, "-m", "training.cli", "train", "--config", config,
-           "--actors", str(actors), "--minutes", str((seconds + warmup) / 60),
+           "--actors", str(actors), "--backend", backend,
+           "--minutes", str((seconds + warmup) / 60),
            "--eval-every-frames", "0", "--progress", "false", "--log-seconds", "1",
            "--runs-dir", str(workdir), "--run-name", name]
     start = time.time()
@@ -126,25 +133,45 @@ def main(argv=None) -> dict:
     parser.add_argument("--seconds", type=float, default=45.0, help="measured time per case")
     parser.add_argument("--warmup", type=float, default=15.0, help="unmeasured start per case")
     parser.add_argument("--douzero-python", help="a Python with douzero installed")
+    parser.add_argument("--backends", nargs="+", choices=("local", "ray"), default=["local"],
+                        help="trainer backends, each case run with each in turn")
+    parser.add_argument("--repeats", type=int, default=1,
+                        help="run every case this many times, interleaved; medians")
     parser.add_argument("--json", help="also write the figures to this JSON file")
     args = parser.parse_args(argv)
-    results = {}
+    results: dict[str, list[float]] = {}
     for config in args.configs:
         print(f"{Path(config).stem}: parameters per role {parameters(config)}", flush=True)
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        for actors in args.actors:
-            for config in args.configs:
-                key = f"climbrl {Path(config).stem} actors={actors}"
-                results[key], play = ours(config, actors, args.seconds, args.warmup, work)
-                bidding = "doudizhu" in Path(config).stem
-                note = f"  ({play:,.0f} of them play decisions)" if bidding else ""
-                print(f"{key:<40}{results[key]:>10,.0f} frames/s{note}", flush=True)
-            if args.douzero_python:
-                key = f"DouZero DMC actors={actors}"
-                results[key] = douzero(args.douzero_python, actors, args.seconds, args.warmup,
-                                       work)
-                print(f"{key:<40}{results[key]:>10,.0f} frames/s", flush=True)
+        for rep in range(args.repeats):
+            (work / f"r{rep}").mkdir()
+            for actors in args.actors:
+                for config in args.configs:
+                    for backend in args.backends:
+                        base = f"climbrl {Path(config).stem} actors={actors}"
+                        key = base + ("" if backend == "local" else f" {backend}")
+                        rate, play = ours(config, actors, args.seconds, args.warmup,
+                                          work / f"r{rep}", backend)
+                        results.setdefault(key, []).append(rate)
+                        bidding = "doudizhu" in Path(config).stem
+                        note = f"  ({play:,.0f} of them play decisions)" if bidding else ""
+                        if backend != "local" and base in results:
+                            ratio = rate / results[base][-1]
+                            results.setdefault(f"{key} / local", []).append(ratio)
+                            note += f"  ({ratio:.2f} x local)"
+                        print(f"{key:<44}{rate:>10,.0f} frames/s{note}", flush=True)
+                if args.douzero_python:
+                    key = f"DouZero DMC actors={actors}"
+                    results.setdefault(key, []).append(
+                        douzero(args.douzero_python, actors, args.seconds, args.warmup,
+                                work / f"r{rep}"))
+                    print(f"{key:<44}{results[key][-1]:>10,.0f} frames/s", flush=True)
+    if args.repeats > 1:
+        print(f"medians of {args.repeats} interleaved runs:")
+        for key, values in results.items():
+            unit = "" if key.endswith("/ local") else " frames/s"
+            print(f"{key:<44}{statistics.median(values):>10,.2f}{unit}", flush=True)
     out = {"machine": machine(), "cpus": os.cpu_count(), "frames_per_s": results}
     if args.json:
         Path(args.json).write_text(json.dumps(out, indent=1) + "\n")

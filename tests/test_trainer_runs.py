@@ -295,13 +295,39 @@ def test_a_failed_periodic_checkpoint_is_one_warning_and_training_goes_on(tmp_pa
 
 @pytest.mark.parametrize("setting,value", [
     ("minutes", -1), ("minutes", 0), ("total_frames", -5), ("total_frames", 0), ("seed", -1),
-    ("actors", -1), ("checkpoint_minutes", 0), ("progress_seconds", -3)])
+    ("actors", -1), ("checkpoint_minutes", 0), ("progress_seconds", -3), ("backend", "slurm"),
+    ("device", "tpu"), ("device", "meta")])
 def test_bad_settings_are_refused_before_any_work(tmp_path, setting, value):
     # regression: --minutes -1 and --total-frames -5 ran 0 frames and wrote a checkpoint;
     # --seed -1 failed deep in numpy
     with pytest.raises(ValueError, match=f"bad value for {setting}: {value!r}"):
         train(small_args(tmp_path, **{setting: value}))
     assert not (tmp_path / "runs").exists()
+
+
+def test_ray_settings_are_refused_where_they_cannot_work(tmp_path, monkeypatch, capsys):
+    from training import ray_backend
+
+    with pytest.raises(ValueError, match="ray_address is a setting of backend ray"):
+        small_args(tmp_path, ray_address="auto").validate()
+    with pytest.raises(ValueError, match="backend ray needs actors of 1 or more"):
+        small_args(tmp_path, backend="ray", actors=0).validate()
+    monkeypatch.setattr(ray_backend, "available", lambda: False)
+    with pytest.raises(ValueError, match=r"needs Ray, which is not installed: pip install "
+                                         r"'climbrl\[ray\]'"):
+        small_args(tmp_path, backend="ray", actors=1).validate()
+    assert main(["eval", "--game", "daifugo", "--players", "random,random,random,random",
+                 "--backend", "ray"]) == 2
+    assert "needs Ray, which is not installed" in capsys.readouterr().err
+    assert not (tmp_path / "runs").exists()
+
+
+@pytest.mark.skipif(dmc.torch.cuda.is_available(), reason="this machine has a CUDA device")
+def test_a_cuda_learner_without_cuda_is_refused_naming_the_device(tmp_path):
+    with pytest.raises(ValueError, match="device 'cuda': torch finds no such CUDA device"):
+        train(small_args(tmp_path, device="cuda"))
+    assert small_args(tmp_path, device="auto").device == "auto"
+    assert dmc.learner_device("auto").type == "cpu"
 
 
 def test_settings_of_the_wrong_type_are_refused():

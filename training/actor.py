@@ -222,6 +222,21 @@ class SelfPlayActor:
         self.version = -1  # reload the weights on the next step
 
 
+def build_actor(actor_id: int, game_kwargs: dict, net_config: dict, transport, games: int,
+                epsilon: float, batch_size: int, seed: list[int],
+                fixed_landlord: float = 0.0) -> SelfPlayActor:
+    """A self-play actor of its own process (a spawned one, a Ray actor), from plain values:
+    one torch thread, its game, fresh networks (the weights come through ``transport``) and
+    a generator seeded with ``seed``."""
+    os.environ["OMP_NUM_THREADS"] = "1"
+    torch.set_num_threads(1)
+    game = make_game(**game_kwargs)
+    cfg = NetConfig.from_dict(net_config)
+    nets = [build_network(game, cfg).eval() for _ in roles(game)]
+    return SelfPlayActor(game, nets, transport, games, epsilon, batch_size,
+                         np.random.default_rng(seed), actor_id, fixed_landlord)
+
+
 def actor_process(actor_id: int, game_kwargs: dict, net_config: dict, transport,
                   games: int, epsilon: float, batch_size: int, seed: list[int],
                   fixed_landlord: float = 0.0) -> None:
@@ -229,14 +244,8 @@ def actor_process(actor_id: int, game_kwargs: dict, net_config: dict, transport,
     exits as soon as the learner (its parent) is gone."""
     exit_with_parent(transport.learner_pid)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the learner decides when to stop
-    os.environ["OMP_NUM_THREADS"] = "1"
-    torch.set_num_threads(1)
-    game = make_game(**game_kwargs)
-    cfg = NetConfig.from_dict(net_config)
-    nets = [build_network(game, cfg).eval() for _ in roles(game)]
-    rng = np.random.default_rng(seed)
-    actor = SelfPlayActor(game, nets, transport, games, epsilon, batch_size, rng, actor_id,
-                          fixed_landlord)
+    actor = build_actor(actor_id, game_kwargs, net_config, transport, games, epsilon,
+                        batch_size, seed, fixed_landlord)
     while not transport.stop.is_set():
         if not transport.learner_alive():
             os._exit(ORPHAN_EXIT)

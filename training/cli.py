@@ -104,6 +104,12 @@ def build_parser() -> argparse.ArgumentParser:
                          "settings>); the same command with the same folder resumes")
     ev.add_argument("--overwrite", action="store_true",
                     help="start again in an --out that holds a tournament with other settings")
+    ev.add_argument("--backend", choices=("local", "ray"), default="local",
+                    help="ray: the deals run as Ray tasks over a cluster (--workers sizes the "
+                    "chunks); same results as local workers")
+    ev.add_argument("--ray-address", default=None,
+                    help="--backend ray: the cluster (auto, HOST:PORT); default: Ray on this "
+                    "machine")
     ev.add_argument(
         "--landlord", choices=("bid", "fixed"), default="bid",
         help="Dou Dizhu: the bidding decides the landlord (bid), or DouZero's duel (fixed): "
@@ -298,6 +304,7 @@ def _eval(args) -> int:
             progress=not args.no_progress,
             landlord=args.landlord,
         )
+        map_chunks = _map_chunks(args)
         evaluate.check(config)
         out = args.out or evaluate.default_out(config)
     with user_input(f"--out {str(out)!r}"):
@@ -312,7 +319,7 @@ def _eval(args) -> int:
     start = time.perf_counter()
     try:
         with raise_on_sigterm():
-            records = evaluate.run(config, store)
+            records = evaluate.run(config, store, map_chunks)
     except KeyboardInterrupt as stop:
         store.close()
         why = "stopped by SIGTERM" if isinstance(stop, Terminated) else "interrupted"
@@ -336,6 +343,22 @@ def _serve(args) -> int:
     serve(args.host, args.port, args.db, args.grace, think_s=args.think, workers=args.workers,
           rate=args.rate, burst=max(int(2 * args.rate), 1), cpu_backend=args.cpu_backend)
     return 0
+
+
+def _map_chunks(args):
+    """How ``climbrl eval`` spreads its deals: None (local workers) or over Ray."""
+    if args.backend != "ray":
+        if args.ray_address is not None:
+            raise ValueError("--ray-address is an option of --backend ray")
+        return None
+    import functools
+
+    from training import ray_backend
+
+    if not ray_backend.available():
+        raise ValueError(f"--backend ray needs Ray, which is not installed: "
+                         f"{ray_backend.INSTALL_HINT}")
+    return functools.partial(ray_backend.map_chunks, address=args.ray_address)
 
 
 def _play(args) -> int:

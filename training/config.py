@@ -30,9 +30,9 @@ from policies.install import shipped
 
 from .dmc import Args
 
-PER_INVOCATION = ("resume", "minutes", "overwrite")
+PER_INVOCATION = ("resume", "minutes", "overwrite", "ray_address")
 """settings of one invocation, not of the run: a resumed run does not take them from its
-checkpoint (``--minutes`` is the budget of each invocation)"""
+checkpoint (``--minutes`` is the budget of each invocation; a Ray cluster's address changes)"""
 FIXED_ON_RESUME = ("game", "run_name", "runs_dir")
 """what a resumed run cannot change: it keeps its game and continues in its folder"""
 CONFIG_SUFFIX = ".yaml"

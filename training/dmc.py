@@ -9,9 +9,12 @@ weights back to the actors.
 
     climbrl train --config configs/daifugo4.yaml --minutes 3
     climbrl train --resume runs/<run-name> --minutes 10     # 10 more minutes
+    climbrl train --config configs/daifugo4.yaml --backend ray --ray-address auto --actors 8
 
-``--minutes`` is the budget of one invocation (a resumed run gets it anew); ``--total-frames``
-counts the whole run. The summary says why the run stopped. TensorBoard: ``tensorboard
+``--backend ray`` runs the actors as Ray actors on a cluster (:mod:`training.ray_backend`);
+the learner is this process either way, on ``--device`` (cpu, cuda or auto). ``--minutes``
+is the budget of one invocation (a resumed run gets it anew); ``--total-frames`` counts the
+whole run. The summary says why the run stopped. TensorBoard: ``tensorboard
 --logdir runs`` (``losses/``, ``q/``, ``grad_norm/``, ``charts/``, ``eval/``, and the
 settings in the HParams dashboard).
 """
@@ -56,6 +59,7 @@ POLL_SECONDS = 0.1
 EVAL_CHECKPOINT = "eval.pt"
 """the weights the evaluation harness plays (written before each evaluation)"""
 MAX_SEED = 2**63 - 1
+BACKENDS = ("local", "ray")
 
 
 @dataclass
@@ -96,7 +100,15 @@ class Args:
     """seconds between progress lines when the output is not a terminal (a log file)"""
     # -- actors
     actors: int = 1
-    """actor processes; 0 runs the actor inside the learner (one core, resumes exactly)"""
+    """actor processes (backend ray: Ray actors); 0 runs the actor inside the learner (one
+    core, resumes exactly)"""
+    backend: str = "local"
+    """where the actors run: local (processes of this machine) or ray (Ray actors on the nodes
+    of a Ray cluster, one CPU each; pip install 'climbrl[ray]'); the learner is this process"""
+    ray_address: str | None = None
+    """backend ray: the cluster to join (auto: the one `ray start` runs on this machine;
+    HOST:PORT: its head node); null: a Ray instance of the run's own on this machine. Not
+    kept by a resumed run"""
     games_per_actor: int = 64
     """games each actor plays at once, batching the network over their decisions"""
     exploration: float = 0.01
@@ -111,6 +123,9 @@ class Args:
     """decisions per learner update (each update uses one role)"""
     learner_threads: int = 1
     """torch threads of the learner (more when the machine has cores beyond the actors')"""
+    device: str = "cpu"
+    """the learner's torch device: cpu, cuda, cuda:N, or auto (cuda when torch finds one);
+    actors always play on the CPU"""
     learning_rate: float = 1e-4
     """RMSprop step size"""
     rmsprop_alpha: float = 0.99
@@ -200,20 +215,60 @@ class Args:
         if self.fixed_landlord and self.game != "doudizhu":
             raise ValueError(f"fixed_landlord is a Dou Dizhu setting; {self.game!r} has no "
                              "bidding")
+        self.check_backend()
+        learner_device(self.device)
+
+    def check_backend(self) -> None:
+        if self.backend not in BACKENDS:
+            raise ValueError(f"bad value for backend: {self.backend!r} (must be one of "
+                             f"{', '.join(BACKENDS)})")
+        if self.backend != "ray":
+            if self.ray_address is not None:
+                raise ValueError(f"ray_address is a setting of backend ray; backend is "
+                                 f"{self.backend!r}")
+            return
+        from . import ray_backend
+
+        if self.actors < 1:
+            raise ValueError("backend ray needs actors of 1 or more (actors 0 plays inside "
+                             "the learner, without Ray)")
+        if not ray_backend.available():
+            raise ValueError(f"backend ray needs Ray, which is not installed: "
+                             f"{ray_backend.INSTALL_HINT}")
+
+
+def learner_device(name: str) -> torch.device:
+    """The torch device called ``name`` (``auto``: cuda when torch finds one, else cpu);
+    ``ValueError`` naming it when it is not a device or not on this machine."""
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    try:
+        device = torch.device(name)
+    except (RuntimeError, TypeError):
+        raise ValueError(f"bad value for device: {name!r} (must be cpu, cuda, cuda:N or "
+                         "auto)") from None
+    if device.type not in ("cpu", "cuda"):
+        raise ValueError(f"bad value for device: {name!r} (must be cpu, cuda, cuda:N or auto)")
+    if device.type == "cuda" and (not torch.cuda.is_available() or (
+            device.index is not None and device.index >= torch.cuda.device_count())):
+        raise ValueError(f"device {name!r}: torch finds no such CUDA device here "
+                         f"({torch.cuda.device_count()} found); use cpu or auto")
+    return device
 
 
 def learn(net: nn.Module, optimizer: torch.optim.Optimizer, batch: Batch,
           max_grad_norm: float) -> tuple[float, float, float]:
     """One MSE step of q(state, move played) towards the Monte-Carlo return; returns the
     loss, the mean q of the moves played and the gradient norm before clipping."""
+    device = next(net.parameters()).device
     q = net(
-        torch.from_numpy(batch.obs),
-        torch.from_numpy(batch.hist_actions).long(),
-        torch.from_numpy(batch.hist_movers).long(),
-        torch.from_numpy(batch.actions).long(),
-        torch.arange(batch.size),
+        torch.from_numpy(batch.obs).to(device),
+        torch.from_numpy(batch.hist_actions).to(device).long(),
+        torch.from_numpy(batch.hist_movers).to(device).long(),
+        torch.from_numpy(batch.actions).to(device).long(),
+        torch.arange(batch.size, device=device),
     )
-    loss = F.mse_loss(q, torch.from_numpy(batch.targets))
+    loss = F.mse_loss(q, torch.from_numpy(batch.targets).to(device))
     optimizer.zero_grad()
     loss.backward()
     grad_norm = nn.utils.clip_grad_norm_(net.parameters(), max_grad_norm)
@@ -287,7 +342,8 @@ def train(args: Args) -> dict[str, Any]:
     spec = model_spec(game)
     role_names = roles(game)
     net_cfg = args.net_config(game.num_players)
-    nets = [build_network(game, net_cfg) for _ in role_names]
+    device = learner_device(args.device)
+    nets = [build_network(game, net_cfg).to(device) for _ in role_names]
     optimizers = [
         torch.optim.RMSprop(net.parameters(), lr=args.learning_rate, alpha=args.rmsprop_alpha,
                             momentum=args.rmsprop_momentum, eps=args.rmsprop_eps)
@@ -350,7 +406,9 @@ def train(args: Args) -> dict[str, Any]:
 
         # -- actors and the transport between them and the learner
         def state_dicts():
-            return {n: net.state_dict() for n, net in zip(role_names, nets)}
+            """the weights on the CPU (the learner's own tensors when it trains there)"""
+            return {n: {k: v.cpu() for k, v in net.state_dict().items()}
+                    for n, net in zip(role_names, nets)}
 
         processes = []
         inline_actor = None
@@ -365,6 +423,11 @@ def train(args: Args) -> dict[str, Any]:
             if saved is not None and saved.get("actor") is not None:
                 inline_actor.set_state(saved["actor"]["state"])
                 transport.pending.extend(saved["actor"]["pending"])
+            transport.publish_weights(state_dicts())
+        elif args.backend == "ray":
+            from .ray_backend import RayTransport
+
+            transport = RayTransport(args, net_cfg.to_dict(), counters["session"])
             transport.publish_weights(state_dicts())
         else:
             os.environ["OMP_NUM_THREADS"] = "1"  # inherited by the spawned actors
@@ -389,7 +452,9 @@ def train(args: Args) -> dict[str, Any]:
                     signal.signal(signal.SIGINT, previous_int)
 
         # -- evaluation and checkpoint helpers
-        eval_policy = NetPolicy(game, nets, cache_moves=True)
+        eval_nets = nets if device.type == "cpu" else [
+            build_network(game, net_cfg).eval() for _ in role_names]
+        eval_policy = NetPolicy(game, eval_nets, cache_moves=True)
         use_harness = args.eval_harness
 
         def run_evaluation() -> str:
@@ -398,11 +463,15 @@ def train(args: Args) -> dict[str, Any]:
                 path = run_dir / EVAL_CHECKPOINT
                 checkpoint.save(path, {
                     "spec": spec, "network": net_cfg.to_dict(), "roles": list(role_names),
-                    "models": {n: net.state_dict() for n, net in zip(role_names, nets)},
-                    "counters": dict(counters), "args": dataclasses.asdict(args)})
+                    "models": state_dicts(), "counters": dict(counters),
+                    "args": dataclasses.asdict(args)})
                 figures, text = harness_figures(args.game_kwargs(), game, str(path), vs,
                                                 args.eval_deals, args.seed)
             else:
+                if eval_nets is not nets:  # CPU copies of a GPU learner's networks
+                    weights = state_dicts()
+                    for name, net in zip(role_names, eval_nets):
+                        net.load_state_dict(weights[name])
                 eval_policy.refresh()
                 result = evaluate(game, eval_policy, vs, args.eval_deals, args.seed)
                 figures = {"return": result.mean_return, "return_ci95": result.ci95,
@@ -421,7 +490,7 @@ def train(args: Args) -> dict[str, Any]:
             checkpoint.save(ckpt_path, {
                 "spec": spec, "network": net_cfg.to_dict(), "roles": list(role_names),
                 "args": dataclasses.asdict(args),
-                "models": {n: net.state_dict() for n, net in zip(role_names, nets)},
+                "models": state_dicts(),
                 "optimizers": {n: opt.state_dict() for n, opt in zip(role_names, optimizers)},
                 "counters": dict(counters), "role_frames": role_frames,
                 "rng": {"torch": torch.get_rng_state(), "python": random.getstate()},

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import functools
 import hashlib
 import importlib
 import importlib.util
@@ -49,7 +50,7 @@ import re
 import signal
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -79,6 +80,8 @@ OUT_SLUG_CHARS = 40
 OUT_HASH_CHARS = 8
 #: the progress line's period when the output is not a terminal (a log file)
 LOG_PROGRESS_SECONDS = 60.0
+#: with ``map_chunks`` (Ray), each worker's share of the deals goes out in this many tasks
+CHUNKS_PER_WORKER = 4
 STREAM_DEALS = 0
 STREAM_PLAYERS = 1
 STREAM_LADDER = 2
@@ -340,10 +343,13 @@ def check(config: EvalConfig) -> None:
             raise ValueError(f"player {spec!r}: {one_line(err)}") from err
 
 
-def run(config: EvalConfig, store=None) -> list[dict]:
+def run(config: EvalConfig, store=None, map_chunks: Callable | None = None) -> list[dict]:
     """Play the tournament; returns every game's record (sorted by lineup, deal, rotation).
     With ``store`` (:func:`open_store`), the deals it holds are not played again and each
-    deal's games go to it as the deal finishes."""
+    deal's games go to it as the deal finishes. ``map_chunks(play, tasks)`` spreads chunks
+    of deals elsewhere (default: ``config.workers`` local processes); it yields ``(task,
+    play(*task))`` as each one finishes, in any order
+    (:func:`training.ray_backend.map_chunks`: over a Ray cluster)."""
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     done = store.finished if store is not None else set()
     todo = [
@@ -356,7 +362,7 @@ def run(config: EvalConfig, store=None) -> list[dict]:
     records: list[dict] = store.records() if store is not None else []
     bar = _progress(total, total - len(todo), config.progress, f"{config.game} deals")
     try:
-        with contextlib.closing(_play_deals(config, todo)) as finished:
+        with contextlib.closing(_play_deals(config, todo, map_chunks)) as finished:
             for deal_records in finished:
                 if store is not None:
                     store.add(deal_records)
@@ -368,9 +374,21 @@ def run(config: EvalConfig, store=None) -> list[dict]:
     return records
 
 
-def _play_deals(config: EvalConfig, todo: list[tuple[int, int]]) -> Iterator[list[dict]]:
+def _play_deals(config: EvalConfig, todo: list[tuple[int, int]],
+                map_chunks: Callable | None = None) -> Iterator[list[dict]]:
     """The records of each deal of ``todo``, as they finish (in worker processes when
-    ``config.workers > 1``; they end when this generator closes or this process dies)."""
+    ``config.workers > 1``; they end when this generator closes or this process dies; with
+    ``map_chunks``, chunks of one lineup's deals wherever it runs them)."""
+    if map_chunks is not None:
+        per_chunk = max(1, math.ceil(len(todo) / (config.workers * CHUNKS_PER_WORKER)))
+        by_lineup: dict[int, list[int]] = {}
+        for li, deal in todo:
+            by_lineup.setdefault(li, []).append(deal)
+        chunks = [(li, deals[i:i + per_chunk]) for li, deals in by_lineup.items()
+                  for i in range(0, len(deals), per_chunk)]
+        for _task, chunk in map_chunks(functools.partial(_play_chunk, config), chunks):
+            yield from chunk
+        return
     workers = min(config.workers, len(todo))
     if workers <= 1:
         tables: dict[int, _Table] = {}
@@ -388,6 +406,12 @@ def _play_deals(config: EvalConfig, todo: list[tuple[int, int]]) -> Iterator[lis
     finally:
         pool.terminate()
         pool.join()
+
+
+def _play_chunk(config: EvalConfig, li: int, deals: list[int]) -> list[list[dict]]:
+    """The records of each of ``deals`` of lineup ``li``, at one table (a Ray task)."""
+    table = _Table(config, li)
+    return [table.play_deal(deal) for deal in deals]
 
 
 #: a worker process's state: the tournament and its tables (one per lineup), built lazily

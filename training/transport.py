@@ -8,6 +8,8 @@ two local ones here without touching it:
 * :class:`LocalTransport`: actor processes (``torch.multiprocessing``, spawn) send batches
   through a bounded queue; the learner publishes weights into shared-memory tensors with a
   version counter that actors poll.
+
+:class:`training.ray_backend.RayTransport` is a third: Ray actors on the nodes of a cluster.
 """
 
 from __future__ import annotations
