@@ -1,6 +1,6 @@
 """climbrl environments: PettingZoo AEC environments for climbing card games.
 
-``from envs import daifugo_v0, president_v0, doudizhu_v0`` imports an environment module;
+``from envs import daifugo_v0, president_v0, doudizhu_v1`` imports an environment module;
 importing :mod:`envs` registers them with PettingZoo so that
 ``pettingzoo.make("aec", "climbrl/daifugo-v0")`` works (the modules load on first use).
 
@@ -25,7 +25,7 @@ PETTINGZOO_FLOOR = "1.27"
 ENV_IDS = {
     "climbrl/daifugo-v0": "envs.daifugo_v0:env",
     "climbrl/president-v0": "envs.president_v0:env",
-    "climbrl/doudizhu-v0": "envs.doudizhu_v0:env",
+    "climbrl/doudizhu-v1": "envs.doudizhu_v1:env",
 }
 
 

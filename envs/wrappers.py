@@ -33,7 +33,9 @@ from pettingzoo.utils import BaseWrapper
 
 from .core.aec import turns
 
-GAMES = ("daifugo", "president", "doudizhu")
+MODULES = {"daifugo": "daifugo_v0", "president": "president_v0", "doudizhu": "doudizhu_v1"}
+"""each game's env module (its current version)"""
+GAMES = tuple(MODULES)
 SEATS = {"doudizhu": 3}
 """games with a fixed table size (the others take ``players``)"""
 EPISODE_SEEDS = 2**63
@@ -45,7 +47,7 @@ def make(game: str, **kwargs):
     ``kwargs`` (players, rounds, reward, house rules)."""
     if game not in GAMES:
         raise ValueError(f"unknown game {game!r}; games are {', '.join(GAMES)}")
-    return importlib.import_module(f"{__package__}.{game}_v0").env(**kwargs)
+    return importlib.import_module(f"{__package__}.{MODULES[game]}").env(**kwargs)
 
 
 def _player(game: str, opponent: Any):

@@ -168,7 +168,13 @@ def spec_differences(saved: dict[str, Any], live: dict[str, Any]) -> list[str]:
 
 def check_spec(saved: dict[str, Any], game, what: str = "model",
                features: np.ndarray | None = None) -> None:
-    """Raise a ``ValueError`` naming every difference between a recorded spec and ``game``."""
+    """Raise a ``ValueError`` naming every difference between a recorded spec and ``game`` (one
+    line when the model is of another version of the env: nothing else can match then)."""
+    version = saved.get("env_version")
+    if saved.get("game") == game.name and version != game.version:
+        raise ValueError(f"this {what} was trained on {game.name}_v{version}, and this env is "
+                         f"{game.name}_v{game.version}, whose observation and actions differ: "
+                         f"train it again on v{game.version}")
     diffs = spec_differences(saved, model_spec(game, features))
     if diffs:
         env = f"{saved.get('game')}_v{saved.get('env_version')}"
@@ -251,16 +257,12 @@ def episode_starter(game, fixed_landlord: float = 0.0):
         raise ValueError(f"fixed_landlord is a Dou Dizhu setting; {game.name!r} has no bidding")
     if not fixed_landlord:
         return game.new_state
-    from envs.doudizhu.cards import format_cards
 
     def start(rng: np.random.Generator):
         state = game.new_state(rng)
         if rng.random() >= fixed_landlord:
             return state
         landlord = int(rng.integers(game.num_players))
-        hands = [h + (state.kitty if s == landlord else 0) for s, h in enumerate(state.hands)]
-        return game.new_state(rng, {
-            "hands": [format_cards(h) for h in hands], "kitty": format_cards(state.kitty),
-            "landlord": landlord, "bid": FIXED_LANDLORD_BID})
+        return game.with_landlord(state, landlord, FIXED_LANDLORD_BID, rng)
 
     return start

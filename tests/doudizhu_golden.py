@@ -56,7 +56,7 @@ def record(game, env) -> dict:
 
 
 if __name__ == "__main__":
-    from envs import doudizhu_v0
+    from envs import doudizhu_v1
     from envs.doudizhu import DoudizhuGame
 
-    GOLDEN.write_text(json.dumps(record(DoudizhuGame(), doudizhu_v0.env())) + "\n")
+    GOLDEN.write_text(json.dumps(record(DoudizhuGame(), doudizhu_v1.env())) + "\n")

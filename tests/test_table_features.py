@@ -219,3 +219,33 @@ def test_a_cpu_past_its_thinking_limit_plays_a_random_legal_move(tmp_path, monke
             client.step(random_chooser(6))
             moved = sum(1 for f in client.frames if f.get("type") == "state" for e in f["events"]
                         if e["type"] in ("play", "pass") and e["seat"] != 0)
+
+
+@pytest.mark.parametrize("rules", [{"rob": True}])
+def test_doudizhu_variant_rooms_play_whole_deals(tmp_path, rules):
+    """A room with a variant switched on (the lobby's switches come from the hello): the
+    bidding buttons and events name the variant's moves, and deals are played to the end."""
+    with TestClient(make_app(tmp_path)) as tc, tc.websocket_connect("/ws") as ws:
+        client = TableClient(ws)
+        hello = client.frames[0]
+        offered = {r["name"] for r in hello["games"]["doudizhu"]["rules"]}
+        assert set(rules) <= offered
+        client.create(game="doudizhu", mode="cpu", level="easy", pace_ms=0, rounds=3,
+                      rules=rules)
+        choose = random_chooser(5)
+        bids = set()
+        while not client.state.get("result"):
+            st = client.state
+            if client.my_turn(st) and st["phase"] == "bidding":
+                bids |= {m["label"] for m in st["moves"]}
+            client.step(choose, next_deals=False)
+        result = client.state["result"]
+        said = {e.get("said") for f in client.frames if f.get("type") == "state"
+                for e in f["events"] if e["type"] == "bid"}
+        if rules.get("rob"):
+            assert bids and bids <= {"Call", "No call", "Rob", "No rob"}
+            assert said <= {"called", "robbed", "passed"}
+            if result["outcome"] != "no bid":
+                robs = [m for m in result["multipliers"] if m["name"] == "rob"]
+                assert len(robs) == result["robs"]
+        assert client.state["rules"] == rules

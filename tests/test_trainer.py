@@ -123,6 +123,19 @@ def test_spec_check_names_what_differs(game4):
         check_spec(spec, DaifugoGame(Rules.preset("president", 4)))
 
 
+def test_a_doudizhu_v0_model_is_refused_in_one_line():
+    # the CPU shipped for doudizhu_v0 does not load in v1 (its observation lacks the variant
+    # flags): one line saying so, not a list of every layout difference
+    game = make_game("doudizhu")
+    spec = model_spec(game)
+    spec["env_version"] = 0
+    spec["layout"].pop("variant")
+    with pytest.raises(ValueError) as err:
+        check_spec(spec, game, "CPU")
+    message = str(err.value)
+    assert "\n" not in message and "trained on doudizhu_v0" in message and "v1" in message
+
+
 def test_roles():
     assert roles(make_game("daifugo", 4)) == ("seat",)
     assert roles(make_game("doudizhu")) == ("bidding", "landlord", "peasant_after",

@@ -58,7 +58,10 @@ class HandValue:
 
     def advice(self, bid: int) -> str:
         """The bid advice line (docs/rules.md), e.g. ``"3 high cards, 0 bombs, about 7 moves -> bid 1"``."""
-        action = "pass" if bid == 0 else f"bid {bid}"
+        return self.line("pass" if bid == 0 else f"bid {bid}")
+
+    def line(self, action: str) -> str:
+        """The advice line ending in the move ``action`` (``"bid 1"``, ``"call"``, ``"pass"``)."""
         cards = "card" if self.high_cards == 1 else "cards"
         bombs = "bomb" if self.bombs == 1 else "bombs"
         moves = "move" if self.moves == 1 else "moves"

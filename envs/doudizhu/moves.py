@@ -25,7 +25,7 @@ from .cards import (
     RED_JOKER,
     UNIT,
 )
-from .catalog import ROCKET_CARDS, SPECS, Catalog, Kind, single_kicker_sets
+from .catalog import BOMB_WIDTH, ROCKET_CARDS, SPECS, Catalog, Kind, single_kicker_sets
 
 _BYTE_HIGH = 0x80
 _GUARD = sum(_BYTE_HIGH * u for u in UNIT)
@@ -79,7 +79,7 @@ class MoveGenerator:
         self._single = [body[Kind.SINGLE][(1, r)] for r in _RANGE]
         self._pair = [body[Kind.PAIR].get((1, r)) for r in _RANGE]
         self._trio = [body[Kind.TRIO].get((1, r)) for r in _RANGE]
-        self._bomb = [body[Kind.BOMB].get((1, r)) for r in _RANGE]
+        self._bomb = [body[Kind.BOMB].get((BOMB_WIDTH, r)) for r in _RANGE]
         self._rocket = catalog.ROCKET
         self._rocket_flags = _FLAG[BLACK_JOKER] | _FLAG[RED_JOKER]
         # _chains[kind]: every chain body (length, start rank, guard flags, id or -1 for the
@@ -88,7 +88,7 @@ class MoveGenerator:
         for kind in (Kind.CHAIN, Kind.PAIR_CHAIN, Kind.AIRPLANE, Kind.AIRPLANE_SINGLE):
             spec = SPECS[kind]
             rows = []
-            for length in spec.lengths:
+            for length in spec.lengths(catalog.setup):
                 for start in range(CHAIN_RANKS - length + 1):
                     rid = body[kind].get((length, start), -1)
                     rows.append((length, start, _run_flags(start, length), rid))

@@ -91,10 +91,11 @@ class DoudizhuBot(Player):
         return super().bind(game)
 
     def bid(self, view, legal: list[int]) -> int:
-        """The evaluator's advice (the bid advice line of docs/rules.md) as a legal bid action."""
-        hand = parse(view["hand"])
-        high = max((b for b in view["bids"] if b), default=0)
-        action = self.cat.bid_action(self.evaluator.recommend_bid(hand, high))
+        """The evaluator's advice (the bid advice line of docs/rules.md) as a legal bid action
+        (in the rob bidding: call what it would bid on, rob what it would bid 2 on)."""
+        hand = self.game.setup.parse(view["hand"])
+        code = self.game.auction.advised(self.evaluator.recommend_bid(hand), view)
+        action = self.cat.bid_action(code)
         return action if action in legal else self.cat.BID_PASS
 
 

@@ -31,7 +31,8 @@ class DoudizhuNarrator:
         if before["phase"] == "bidding":
             if after["landlord"] is not None:
                 lord = after["landlord"]
-                lines.append(f"{is_are(names[lord])} the landlord at bid {after['bid']} and "
+                robs = f" after {plural(after['robs'], 'rob')}" if after["robs"] else ""
+                lines.append(f"{is_are(names[lord])} the landlord at bid {after['bid']}{robs} and "
                              f"{'take' if names[lord] == 'you' else 'takes'} the kitty "
                              f"{after['kitty']}; {names[after['to_move']]} to lead")
             elif after["redeals"] > before["redeals"]:
@@ -61,6 +62,8 @@ class DoudizhuNarrator:
             side = " and ".join(names[s] for s in peasants)
             head = f"game over: the peasants, {side}, win: {winner} went out first"
         factors = [f"{result['bid']} (bid)"]
+        if result["robs"]:
+            factors.append(f"{2 ** result['robs']} ({plural(result['robs'], 'rob')})")
         if result["bombs"]:
             factors.append(f"{2 ** result['bombs']} ({plural(result['bombs'], 'bomb')})")
         if result["spring"]:

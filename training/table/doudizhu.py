@@ -5,19 +5,25 @@ physical cards each seat holds (the deal code names them), so a page can draw re
 a play takes the very cards the person lifted. A match is ``rounds`` scored deals; "replay
 deal" plays the same cards again unscored; undo (against the computer) rebuilds the deal
 from its code and the moves before that person's previous decision.
+
+The variants are the room's rule switches (:data:`RULES`): ``rob`` (call and rob the
+landlord).
 """
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
-from envs.doudizhu.cards import (BLACK_JOKER, FULL_DECK, NUM_RANKS, PHYSICAL_RANK, RANKS, RED_JOKER,
-                                 counts)
+from envs.doudizhu.bidding import CLASSIC, PASS_CODE, ROB
+from envs.doudizhu.cards import BLACK_JOKER, NUM_RANKS, PHYSICAL_RANK, RANKS, RED_JOKER, counts
 from envs.doudizhu.catalog import CatalogError, Kind
-from envs.doudizhu.engine import KITTY_OWNER, PLAYERS, DoudizhuGame, Phase
+from envs.doudizhu.config import DoudizhuConfig
+from envs.doudizhu.deal import kitty_owner
+from envs.doudizhu.engine import DoudizhuGame, Phase
 from policies.doudizhu.talk import DoudizhuTalk
 
 from .events import Event
@@ -33,6 +39,11 @@ KIND_LABELS = {
 }
 #: the card counter's order: red joker, black joker, 2, A, K ... 3
 COUNTER_ORDER = tuple(reversed(range(NUM_RANKS)))
+RULES = ("rob",)
+"""The room's rule switches (each off by default): the variants."""
+#: the rob bidding's buttons: (no caller yet, after a call) for the pass, and its moves
+ROB_LABELS = {PASS_CODE: ("No call", "No rob"), 1: ("Call", "Call"), 2: ("Rob", "Rob")}
+ROB_SAID = {PASS_CODE: "passed", 1: "called", 2: "robbed"}
 
 
 def card_object(index: int) -> dict[str, Any]:
@@ -48,25 +59,38 @@ def card_object(index: int) -> dict[str, Any]:
 CARD_OBJECTS = tuple(card_object(i) for i in range(len(PHYSICAL_RANK)))
 
 
-@lru_cache(maxsize=1)
-def shared_engine() -> DoudizhuGame:
-    """The Dou Dizhu engine every room shares (it holds no position, only tables and caches)."""
-    return DoudizhuGame()
+def make_config(players: int = 3, rules: dict[str, Any] | None = None) -> DoudizhuConfig:
+    """The engine config of a room's players and switches (:data:`RULES`); ``ValueError``
+    naming an unknown switch."""
+    rules = dict(rules or {})
+    unknown = sorted(set(rules) - set(RULES))
+    if unknown:
+        raise ValueError(f"unknown Dou Dizhu rule(s) {unknown}; the rules are {list(RULES)}")
+    return DoudizhuConfig(players=players, bidding=ROB if rules.get("rob") else CLASSIC)
+
+
+@lru_cache(maxsize=16)
+def shared_engine(config: DoudizhuConfig | None = None) -> DoudizhuGame:
+    """The Dou Dizhu engine of a config, shared by every room that plays it (it holds no
+    position, only tables and caches)."""
+    return DoudizhuGame(config or DoudizhuConfig())
 
 
 class DoudizhuTable(EngineTable):
     """A match of ``rounds`` scored Dou Dizhu deals for one room."""
 
     name = "doudizhu"
-    players = PLAYERS
 
-    def __init__(self, rounds: int, seed: int):
-        self.engine = shared_engine()
+    def __init__(self, rounds: int, seed: int, players: int = 3,
+                 rules: dict[str, Any] | None = None):
+        self.config = make_config(players, rules)
+        self.engine = shared_engine(self.config)
+        self.players = players = self.engine.num_players
         self.cat = self.engine.catalog
         self.talk = DoudizhuTalk(self.engine)
         self.rounds = rounds
         self.seed = seed
-        self.scores = [0] * PLAYERS
+        self.scores = [0] * players
         self.deal_no = 0
         self.replaying = False
         self.rounds_log: list[dict[str, Any]] = []
@@ -89,8 +113,9 @@ class DoudizhuTable(EngineTable):
 
     def _deal_cards(self) -> None:
         owners = self.state.owners
-        self.held = [sorted(i for i, o in enumerate(owners) if o == s) for s in range(PLAYERS)]
-        self.kitty_ids = sorted(i for i, o in enumerate(owners) if o == KITTY_OWNER)
+        self.held = [sorted(i for i, o in enumerate(owners) if o == s) for s in range(self.players)]
+        kitty = kitty_owner(self.engine.setup)
+        self.kitty_ids = sorted(i for i, o in enumerate(owners) if o == kitty)
         self._redeals = self.state.redeals
         self._landlord = -1
 
@@ -135,10 +160,16 @@ class DoudizhuTable(EngineTable):
     def legal(self) -> list[int]:
         return self.state.legal_actions()
 
+    def rules_dict(self) -> dict[str, Any]:
+        """The engine config as plain values (what a CPU worker rebuilds the engine from)."""
+        return asdict(self.config)
+
     def label(self, action: int) -> str:
         cat = self.cat
         if cat.is_bid(action):
             bid = cat.bid_of(action)
+            if self.engine.auction.style == ROB:
+                return ROB_LABELS[bid][self.state.caller >= 0]
             return "no bid" if bid == 0 else f"bid {bid}"
         if action == cat.PASS:
             return "pass"
@@ -181,7 +212,11 @@ class DoudizhuTable(EngineTable):
         self.moves.append((seat, action, taken if cards is not None else None))
         events: list[Event] = []
         if cat.is_bid(action):
-            events.append(Event({"type": "bid", "seat": seat, "bid": cat.bid_of(action)}))
+            code = cat.bid_of(action)
+            event = {"type": "bid", "seat": seat, "bid": code}
+            if self.engine.auction.style == ROB:
+                event["said"] = ROB_SAID[code]
+            events.append(Event(event))
             if st.redeals != self._redeals:
                 self._deal_cards()
                 events.append(Event({"type": "redeal"}))
@@ -189,6 +224,7 @@ class DoudizhuTable(EngineTable):
                 self._landlord = st.landlord
                 self.held[st.landlord] = sorted(self.held[st.landlord] + self.kitty_ids)
                 events.append(Event({"type": "landlord", "seat": st.landlord, "bid": st.bid,
+                                     "robs": st.robs,
                                      "kitty": [CARD_OBJECTS[i] for i in self.kitty_ids]}))
         elif action == cat.PASS:
             events.append(Event({"type": "pass", "seat": seat}))
@@ -203,7 +239,7 @@ class DoudizhuTable(EngineTable):
                                  "cards": [CARD_OBJECTS[i] for i in taken]}))
             if st.bombs != bombs_before:
                 events.append(Event({"type": "bomb", "seat": seat, "rocket": action == cat.ROCKET,
-                                     "multiplier": 1 << st.bombs}))
+                                     "multiplier": st.multiplier}))
         if st.terminal:
             events += self._deal_end()
         return events
@@ -234,7 +270,7 @@ class DoudizhuTable(EngineTable):
                                     "outcome": result["outcome"]})
         events = [Event({"type": "deal_end", "result": result})]
         if self.over:
-            best = max(range(PLAYERS), key=lambda s: self.scores[s])
+            best = max(range(self.players), key=lambda s: self.scores[s])
             events.append(Event({"type": "match_end", "winner": best, "scores": self.scores[:]}))
         return events
 
@@ -262,6 +298,7 @@ class DoudizhuTable(EngineTable):
         multipliers = []
         if r["outcome"] != "no bid":
             multipliers.append({"name": "bid", "value": r["bid"]})
+            multipliers += [{"name": "rob", "value": 2}] * r["robs"]
             multipliers += [{"name": "bomb", "value": 2}] * r["bombs"]
             if r["spring"]:
                 multipliers.append({"name": "spring", "value": 2})
@@ -271,7 +308,7 @@ class DoudizhuTable(EngineTable):
         r.update({
             "multipliers": multipliers,
             "scored": not self.replaying,
-            "hands": [[CARD_OBJECTS[i] for i in self.held[s]] for s in range(PLAYERS)],
+            "hands": [[CARD_OBJECTS[i] for i in self.held[s]] for s in range(self.players)],
             "kitty": [CARD_OBJECTS[i] for i in self.kitty_ids],
             "deal_code": self.code,
             "hints_used": self.hints_used,
@@ -285,9 +322,12 @@ class DoudizhuTable(EngineTable):
         bid = st.bids[seat]
         role = None if st.landlord < 0 else ("landlord" if seat == st.landlord else "peasant")
         passed = st.trick[seat] == self.cat.PASS and not st.terminal
-        return {"cards": len(self.held[seat]), "title": None, "passed": passed,
-                "place": None, "score": self.scores[seat], "role": role,
-                "bid": None if bid < 0 else bid}
+        out = {"cards": len(self.held[seat]), "title": None, "passed": passed,
+               "place": None, "score": self.scores[seat], "role": role,
+               "bid": None if bid < 0 else bid}
+        if self.engine.auction.style == ROB and bid >= 0:
+            out["bid_label"] = ROB_SAID[bid]
+        return out
 
     def public(self) -> dict[str, Any]:
         st = self.state
@@ -302,7 +342,7 @@ class DoudizhuTable(EngineTable):
             s, a = st.history[-1]
             last = {"seat": s, "text": cat.action_to_str(a)}
         base = self.engine.config.base_points
-        multiplier = 1 << st.bombs
+        multiplier = st.multiplier
         return {
             "phase": st.phase.label,
             "round": self.deal_no,
@@ -312,7 +352,7 @@ class DoudizhuTable(EngineTable):
             "flags": {"revolution": False, "jack_back": False, "lock": None, "reversed": False},
             "history": self.rounds_log,
             "match": {"over": self.over, "scores": self.scores[:],
-                      "winner": max(range(PLAYERS), key=lambda s: self.scores[s]) if self.over else None,
+                      "winner": max(range(self.players), key=lambda s: self.scores[s]) if self.over else None,
                       "deals": None},
             "doudizhu": {
                 "first_bidder": st.first_bidder,
@@ -321,6 +361,7 @@ class DoudizhuTable(EngineTable):
                 "bid": st.bid or st.high_bid,
                 "kitty": [CARD_OBJECTS[i] for i in self.kitty_ids] if st.landlord >= 0 else None,
                 "bombs": st.bombs,
+                "robs": st.robs,
                 "multiplier": multiplier,
                 "round_box": {"base": base, "bid": st.bid or st.high_bid, "multiplier": multiplier,
                               "points": base * (st.bid or st.high_bid) * multiplier},
@@ -359,14 +400,14 @@ class DoudizhuTable(EngineTable):
             out["playable"] = sorted(playable)
             out["can_pass"] = self.cat.PASS in self.legal()
             if st.phase == Phase.BIDDING:
-                key = (st.hands[seat], st.high_bid)
+                key = (st.hands[seat], st.high_bid, st.caller, st.num_bids)
                 if key not in self._advice:
-                    self._advice[key] = self.engine.evaluator.advice(*key)
+                    self._advice[key] = self.engine.advice(st, seat)
                 out["advice"] = self._advice[key]
         return out
 
     def _unseen(self, seat: int) -> int:
-        return FULL_DECK - self.state.hands[seat] - sum(self.state.played)
+        return self.engine.setup.full_deck - self.state.hands[seat] - sum(self.state.played)
 
     # -- checking a selection ----------------------------------------------------------------
 

@@ -108,9 +108,14 @@ export function actionList(st, ui) {
   const acts = [];
   const ddz = st.game === "doudizhu";
   if (mine && st.phase === "bidding") {
+    const rob = !!(st.rules && st.rules.rob);
     for (const m of bidMoves(st)) {
       const n = bidValue(m);
-      acts.push({ key: `bid-${n}`, label: n ? `Bid ${n}` : "Don't bid", enabled: true, kind: "move", move: m, primary: n > 0 });
+      if (rob) {
+        acts.push({ key: `bid-${m.text.replace(/ /g, "-")}`, label: m.label, enabled: true, kind: "move", move: m, primary: m.text !== "bid pass" });
+      } else {
+        acts.push({ key: `bid-${n}`, label: n ? `Bid ${n}` : "Don't bid", enabled: true, kind: "move", move: m, primary: n > 0 });
+      }
     }
     return acts;
   }
@@ -172,7 +177,7 @@ export function seatTag(st, s, who, opts = {}) {
   if (toMove) state.push("to move");
   if (seat.role) state.push(seat.role === "landlord" ? "landlord" : "peasant");
   if (st.game === "doudizhu" && st.phase === "bidding" && seat.bid !== null && seat.bid !== undefined) {
-    state.push(seat.bid ? `bid ${seat.bid}` : "no bid");
+    state.push(seat.bid_label || (seat.bid ? `bid ${seat.bid}` : "no bid"));
   }
   if (seat.kind === "empty") state.push("empty seat");
   else if (seat.connected === false && !seat.away) state.push("disconnected");

@@ -1,8 +1,8 @@
 """# Dou Dizhu (斗地主, "fight the landlord")
 
-| Import             | `from envs import doudizhu_v0`                |
+| Import             | `from envs import doudizhu_v1`                |
 |--------------------|-----------------------------------------------|
-| Registered id      | `climbrl/doudizhu-v0`                          |
+| Registered id      | `climbrl/doudizhu-v1`                          |
 | Actions            | Discrete                                       |
 | Parallel API       | No                                             |
 | Manual control     | No                                             |
@@ -10,7 +10,7 @@
 | Agents             | 3                                              |
 | Action shape       | (1,): one integer id (see Action space)        |
 | Action values      | Discrete(28507)                                |
-| Observation shape  | (1598,) with the default history of 15         |
+| Observation shape  | (1602,) with the default history of 15         |
 | Observation values | [0, 1]                                         |
 
 Three players, 54 cards (3..2, black joker `B`, red joker `R`; suits never matter). Each gets
@@ -19,7 +19,7 @@ landlord takes the kitty, shows it, holds 20 cards and leads; the other two play
 peasants. Players beat the last play with a higher play of the same shape, or pass; bombs and
 the rocket beat every shape. The first seat out of cards wins for its side. The rules are
 those of `docs/rules.md` (Dou Dizhu section, rulings included); the engine
-is `envs.doudizhu` (pure Python, no PettingZoo).
+is `envs.doudizhu` (pure Python, no PettingZoo). The variants are arguments (see Variants).
 
 ## Agents and turns
 
@@ -102,6 +102,7 @@ column j set when the group holds more than j cards of that rank). Layout
 | bombs          | (1,)        | 1537  | bombs and rockets played / 14 |
 | history_seat   | (15, 3)     | 1538  | relative seat of each history entry |
 | history_pass   | (15,)       | 1583  | 1 when the history entry is a pass |
+| variant        | (4,)        | 1598  | the variants on: rob, open hand, four players, laizi |
 
 ## Rewards
 
@@ -132,12 +133,25 @@ episode finite.
 * `render_mode="ansi"` returns the table as text (all hands shown: a spectator's picture, not
   for a seat), `"human"` prints it.
 
+## Variants
+
+Each is an argument, off by default; they combine. The rulings are those of `docs/rules.md`
+(Dou Dizhu, Variants).
+
+* `bidding="rob"`: call and rob the landlord instead of bidding 1, 2 or 3. From the first
+  bidder in seat order, each seat passes or calls (`bid pass`, `call`); once one calls, each
+  seat after it that has not spoken may `rob` or pass; if anyone robbed, the caller may rob
+  back. The last to rob (else the caller) is landlord at a bid of 1, and every rob doubles the
+  round (`result["robs"]`). The bid segment holds `bid pass`, `call`, `rob` (3 ids, so every
+  play id is one less than above); the observation's `bids` becomes (3, 4): not yet, passed,
+  called, robbed, and a `robs` field (1,) follows `variant`.
+
 ## Arguments
 
-`doudizhu_v0.env(render_mode=None, reward="score", max_redeals=16, history_length=15,
-illegal_reward=-1.0)`; `raw_env` takes the same and skips the order-enforcing wrapper.
-`history_length` is 1..154 (the most steps a deal's play can have); a value of the wrong type
-is a `TypeError`, one out of range a `ValueError`, each naming the argument.
+`doudizhu_v1.env(render_mode=None, reward="score", max_redeals=16, history_length=15,
+bidding="bid", illegal_reward=-1.0)`; `raw_env` takes the same and skips the order-enforcing
+wrapper. `history_length` is 1..154 (the most steps a deal's play can have); a value of the
+wrong type is a `TypeError`, one out of range a `ValueError`, each naming the argument.
 
 ## Version history
 
@@ -145,6 +159,10 @@ is a `TypeError`, one out of range a `ValueError`, each naming the argument.
 * v0, revised: the deal code left `view()` and `infos` during play (it decoded into every
   hand); it is `result["deal"]` once the deal is over. Actions, seats, seeds and options are
   checked, not converted (`step(1.9)`, `view(1.7)` are `TypeError`s).
+* v1: the variants (rob the landlord). The observation gains the `variant` field (so a
+  v0 model does not load); a bomb's reading has its number of cards as length; the action
+  features gain the columns of the variants' moves. The default game plays exactly as v0:
+  the same ids, legal moves, rewards and deal codes.
 """
 
 from __future__ import annotations
@@ -161,7 +179,7 @@ def env(**kwargs):
 class raw_env(CardGameEnv):  # noqa: N801 (PettingZoo's name)
     metadata = {
         "render_modes": ["ansi", "human"],
-        "name": "doudizhu_v0",
+        "name": "doudizhu_v1",
         "is_parallelizable": False,
         "render_fps": 1,
     }
@@ -172,10 +190,12 @@ class raw_env(CardGameEnv):  # noqa: N801 (PettingZoo's name)
         reward: str = "score",
         max_redeals: int = DoudizhuConfig.max_redeals,
         history_length: int = DoudizhuConfig.history_length,
+        bidding: str = DoudizhuConfig.bidding,
         illegal_reward: float = -1.0,
     ):
         config = DoudizhuConfig(
-            reward=reward, max_redeals=max_redeals, history_length=history_length
+            reward=reward, max_redeals=max_redeals, history_length=history_length,
+            bidding=bidding,
         )
         super().__init__(
             DoudizhuGame(config),
@@ -186,6 +206,7 @@ class raw_env(CardGameEnv):  # noqa: N801 (PettingZoo's name)
                 "reward": reward,
                 "max_redeals": max_redeals,
                 "history_length": history_length,
+                "bidding": bidding,
                 "illegal_reward": illegal_reward,
             },
         )

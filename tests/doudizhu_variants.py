@@ -1,0 +1,18 @@
+"""The Dou Dizhu variants every harness runs over: name -> config options (also the env's
+arguments), and how many random games the invariant harness plays of each."""
+
+from __future__ import annotations
+
+from envs.doudizhu import DoudizhuConfig, DoudizhuGame
+
+VARIANTS = {
+    "classic": {},
+    "rob": {"bidding": "rob"},
+}
+"""name -> DoudizhuConfig options"""
+PLAYOUTS = {"classic": 3000, "rob": 1000}
+"""random games of the invariant harness per variant (the classic game gets the most)"""
+
+
+def game_of(name: str, **extra) -> DoudizhuGame:
+    return DoudizhuGame(DoudizhuConfig(**VARIANTS[name], **extra))

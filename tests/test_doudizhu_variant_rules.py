@@ -1,0 +1,98 @@
+"""Rule cases of the Dou Dizhu variants as data, each with its reasoning in a comment (the
+rulings of docs/rules.md, Dou Dizhu: Variants)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from envs.core.game import IllegalActionError
+from envs.doudizhu import DoudizhuConfig, DoudizhuGame, Phase
+from envs.doudizhu.cards import format_cards, parse
+
+ROB = DoudizhuGame(DoudizhuConfig(bidding="rob"))
+
+
+def rng(seed: int = 0) -> np.random.Generator:
+    return np.random.default_rng(seed)
+
+
+def deal(game, first: int, hands=None, kitty=None, seed: int = 1):
+    """A deal of ``game`` with ``first`` as first bidder (random cards unless given)."""
+    if hands is None:
+        state = game.new_state(rng(seed))
+        hands = [format_cards(h) for h in state.hands]
+        kitty = format_cards(state.kitty)
+    return game.new_state(rng(seed), {"hands": hands, "kitty": kitty, "first_bidder": first})
+
+
+def play(state, *moves: str):
+    rewards = None
+    for text in moves:
+        rewards = state.apply(state.game.action_from_str(text, state))
+    return rewards
+
+
+# -- rob the landlord -----------------------------------------------------------------------
+
+ROB_CASES = [
+    # (first bidder, moves in turn, landlord (None: redeal), robs)
+    (0, ["call", "pass", "pass"], 0, 0),  # nobody robs: the caller is landlord at bid 1
+    (0, ["call", "rob", "pass", "pass"], 1, 1),  # 1 robs, 2 passes, caller 0 does not rob back
+    (0, ["call", "rob", "rob", "pass"], 2, 2),  # the last to rob takes it: x4
+    (0, ["call", "rob", "rob", "rob"], 0, 3),  # the caller robs back after two robs: x8
+    (0, ["call", "pass", "rob", "rob"], 0, 2),  # 2 robs, the caller robs back
+    (1, ["pass", "call", "rob", "pass"], 0, 1),  # 1 passed the call; 0 has not spoken: it robs
+    (1, ["pass", "call", "pass"], 2, 0),  # 1 passed the call, so it may not rob: 2 keeps it
+    (1, ["pass", "pass", "call"], 0, 0),  # the last seat calls: nobody is left to rob
+    (2, ["pass", "pass", "pass"], None, 0),  # nobody calls: the cards are dealt again
+]
+
+
+@pytest.mark.parametrize("first, moves, landlord, robs", ROB_CASES)
+def test_rob_bidding(first, moves, landlord, robs):
+    state = deal(ROB, first)
+    seats = []
+    for text in moves:
+        seats.append(state.current_player)
+        play(state, text)
+    # the first turns go round in seat order; only the caller speaks a second time
+    caller = next((s for s, m in zip(seats, moves) if m == "call"), None)
+    assert seats[:3] == [(first + i) % 3 for i in range(min(3, len(moves)))]
+    assert seats[3:] == ([caller] if len(moves) > 3 else [])
+    if landlord is None:
+        assert state.phase == Phase.BIDDING and state.redeals == 1
+        return
+    assert state.phase == Phase.PLAY and (state.landlord, state.robs) == (landlord, robs)
+    assert state.bid == 1 and state.current_player == landlord
+    assert state.multiplier == 2 ** robs
+
+
+@pytest.mark.parametrize("first, moves, wrong", [
+    (0, [], "rob"),  # nobody has called yet: 'rob' is not a move
+    (0, ["call"], "call"),  # once one seat called, the others rob or pass
+    (0, ["call"], "bid 2"),  # no numbered bids in the rob bidding
+    (0, ["call", "rob", "pass"], "call"),  # the caller's last turn is rob back or pass
+])
+def test_rob_bidding_refuses(first, moves, wrong):
+    state = deal(ROB, first)
+    play(state, *moves)
+    with pytest.raises((IllegalActionError, ValueError)):
+        play(state, wrong)
+
+
+def test_robs_double_the_score():
+    # Seat 0 calls, 1 and 2 rob, 0 robs back (3 robs); the landlord then plays a spring with a
+    # bomb and the rocket: 10 x bid 1 x 2^(3 robs + 2 bombs) x spring 2 = 640 points; the
+    # landlord wins 1280, each peasant loses 640.
+    landlord = "3333456789TJQKA222BR"
+    rest = format_cards(ROB.setup.full_deck - parse(landlord))
+    hands = [format_cards(parse(landlord) - parse("2BR")), rest[0::2], rest[1::2]]
+    state = deal(ROB, 0, hands, "2BR")
+    play(state, "call", "rob", "rob", "rob")
+    rewards = play(state, "456789TJQKA", "pass", "pass", "3333", "pass", "pass",
+                   "BR", "pass", "pass", "222")
+    r = state.result
+    assert (r["robs"], r["bombs"], r["spring"]) == (3, 2, True)
+    assert r["round_points"] == 640 and r["points"] == [1280, -640, -640]
+    assert rewards == [128.0, -64.0, -64.0]
