@@ -135,21 +135,30 @@ episode finite.
 
 ## Variants
 
-Each is an argument, off by default; they combine. The rulings are those of `docs/rules.md`
-(Dou Dizhu, Variants).
+Each is an argument, off by default; they combine. Every detail below is a ruling of the
+project (the variants are house rules whose details vary from table to table), written in
+`docs/rules.md` (Dou Dizhu, Variants).
 
-* `bidding="rob"`: call and rob the landlord instead of bidding 1, 2 or 3. From the first
-  bidder in seat order, each seat passes or calls (`bid pass`, `call`); once one calls, each
-  seat after it that has not spoken may `rob` or pass; if anyone robbed, the caller may rob
-  back. The last to rob (else the caller) is landlord at a bid of 1, and every rob doubles the
-  round (`result["robs"]`). The bid segment holds `bid pass`, `call`, `rob` (3 ids, so every
-  play id is one less than above); the observation's `bids` becomes (3, 4): not yet, passed,
-  called, robbed, and a `robs` field (1,) follows `variant`.
+* `bidding="rob"`, rob the landlord. Rulings: from the first bidder in seat order, each seat
+  passes or calls (`bid pass`, `call`); once one calls, each seat after it that has not
+  spoken may `rob` or pass (a seat that passed before the call never speaks again); if anyone
+  robbed, the caller may rob back. The last to rob (else the caller) is landlord at a bid of
+  1, and every rob doubles the round (`result["robs"]`); if nobody calls, the cards are dealt
+  again. The bid segment holds `bid pass`, `call`, `rob` (3 ids, so every play id is one less
+  than above); the observation's `bids` becomes (3, 4): not yet, passed, called, robbed, and a
+  `robs` field (1,) follows `variant`.
+* `open_hand=True`, open hand. Rulings: once it holds the kitty, the landlord chooses (phase
+  `show`) to play with its hand face up (`show`) or not (`hide`) before its first lead;
+  showing doubles the round (`result["shown"]`) and every seat sees the landlord's remaining
+  cards to the end of the deal (`view()["shown_hand"]`, the observation's `shown_hand`); the
+  choice is not a play (springs count plays only). A `show` segment (2 ids: `show`, `hide`)
+  follows the bid segment; the observation's `phase` gets a fourth entry (the choice),
+  `shown_hand` (15, 4) follows `unseen` and `shown` (1,) follows `variant`.
 
 ## Arguments
 
 `doudizhu_v1.env(render_mode=None, reward="score", max_redeals=16, history_length=15,
-bidding="bid", illegal_reward=-1.0)`; `raw_env` takes the same and skips the order-enforcing
+bidding="bid", open_hand=False, illegal_reward=-1.0)`; `raw_env` takes the same and skips the order-enforcing
 wrapper. `history_length` is 1..154 (the most steps a deal's play can have); a value of the
 wrong type is a `TypeError`, one out of range a `ValueError`, each naming the argument.
 
@@ -159,7 +168,7 @@ wrong type is a `TypeError`, one out of range a `ValueError`, each naming the ar
 * v0, revised: the deal code left `view()` and `infos` during play (it decoded into every
   hand); it is `result["deal"]` once the deal is over. Actions, seats, seeds and options are
   checked, not converted (`step(1.9)`, `view(1.7)` are `TypeError`s).
-* v1: the variants (rob the landlord). The observation gains the `variant` field (so a
+* v1: the variants (rob the landlord, open hand). The observation gains the `variant` field (so a
   v0 model does not load); a bomb's reading has its number of cards as length; the action
   features gain the columns of the variants' moves. The default game plays exactly as v0:
   the same ids, legal moves, rewards and deal codes.
@@ -191,11 +200,12 @@ class raw_env(CardGameEnv):  # noqa: N801 (PettingZoo's name)
         max_redeals: int = DoudizhuConfig.max_redeals,
         history_length: int = DoudizhuConfig.history_length,
         bidding: str = DoudizhuConfig.bidding,
+        open_hand: bool = DoudizhuConfig.open_hand,
         illegal_reward: float = -1.0,
     ):
         config = DoudizhuConfig(
             reward=reward, max_redeals=max_redeals, history_length=history_length,
-            bidding=bidding,
+            bidding=bidding, open_hand=open_hand,
         )
         super().__init__(
             DoudizhuGame(config),
@@ -207,6 +217,7 @@ class raw_env(CardGameEnv):  # noqa: N801 (PettingZoo's name)
                 "max_redeals": max_redeals,
                 "history_length": history_length,
                 "bidding": bidding,
+                "open_hand": open_hand,
                 "illegal_reward": illegal_reward,
             },
         )

@@ -8,9 +8,11 @@ from envs.doudizhu import DoudizhuConfig, DoudizhuGame
 VARIANTS = {
     "classic": {},
     "rob": {"bidding": "rob"},
+    "open_hand": {"open_hand": True},
+    "rob_open": {"bidding": "rob", "open_hand": True},
 }
 """name -> DoudizhuConfig options"""
-PLAYOUTS = {"classic": 3000, "rob": 1000}
+PLAYOUTS = {"classic": 3000, "rob": 1000, "open_hand": 1000, "rob_open": 300}
 """random games of the invariant harness per variant (the classic game gets the most)"""
 
 

@@ -47,6 +47,8 @@ def brute_force_legal(state, plays=None) -> set[int]:
     cat = state.game.catalog
     if state.phase == Phase.BIDDING:
         return brute_force_bids(state)
+    if state.phase == Phase.SHOW:
+        return {cat.action_from_str("show"), cat.action_from_str("hide")}
     ids, rows = plays or play_counts(cat)
     hand = np.frombuffer(counts(state.hands[state.current_player]), np.uint8)
     held = ids[np.all(rows <= hand, axis=1)]
@@ -55,8 +57,9 @@ def brute_force_legal(state, plays=None) -> set[int]:
     return {cat.PASS} | {int(a) for a in held if cat.beats(int(a), state.pile)}
 
 
-def expected_result(state, history, robs=0):
-    """Points recomputed from the moves alone (``robs``: the robs of the deal's bidding)."""
+def expected_result(state, history, robs=0, shown=False):
+    """Points recomputed from the moves alone (``robs``: the robs of the deal's bidding;
+    ``shown``: the landlord showed its hand)."""
     cat = state.game.catalog
     players = state.game.num_players
     landlord, bid = state.landlord, state.bid
@@ -66,7 +69,7 @@ def expected_result(state, history, robs=0):
     landlord_won = winner == landlord
     spring = landlord_won and all(s == landlord for s, _ in plays)
     anti = not landlord_won and sum(1 for s, _ in plays if s == landlord) == 1
-    round_points = 10 * bid * 2 ** (bombs + robs) * (2 if spring or anti else 1)
+    round_points = 10 * bid * 2 ** (bombs + robs + shown) * (2 if spring or anti else 1)
     sign = 1 if landlord_won else -1
     points = [(players - 1) * sign * round_points if s == landlord else -sign * round_points
               for s in range(players)]
@@ -93,6 +96,7 @@ def test_random_playouts_keep_every_invariant(variant):
     players = game.num_players
     plays = play_counts(cat)
     rob = cat.action_from_str("rob") if game.config.bidding == "rob" else None
+    show = cat.action_from_str("show") if game.config.open_hand else None
     rng = np.random.default_rng(2024)
     lengths = []
     for g in range(PLAYOUTS[variant]):
@@ -101,13 +105,14 @@ def test_random_playouts_keep_every_invariant(variant):
         state = start.clone()
         actions = []
         robs = 0
+        shown = False
         brute = g % 25 == 0  # the full brute-force comparison on every 25th game
         while not state.terminal:
             legal = state.legal_actions()
             assert legal, f"seat {state.current_player} is asked to move and has no legal move"
             assert state.phase == Phase.BIDDING or state.hands[state.current_player]
             assert len(legal) == len(set(legal))
-            if brute or state.phase == Phase.BIDDING:
+            if brute or state.phase in (Phase.BIDDING, Phase.SHOW):
                 assert set(legal) == brute_force_legal(state, plays)
             held = sum(state.hands) + sum(state.played) + (state.kitty if state.landlord < 0 else 0)
             assert held == game.setup.full_deck
@@ -119,6 +124,7 @@ def test_random_playouts_keep_every_invariant(variant):
             redeals = state.redeals
             state.apply(action)
             robs = 0 if state.redeals != redeals else robs + (action == rob)
+            shown = shown or action == show
         lengths.append(len(actions))
         assert len(actions) <= game.max_game_length
         assert state.legal_actions() == [] and state.current_player == -1
@@ -129,8 +135,9 @@ def test_random_playouts_keep_every_invariant(variant):
         winner = result["winner"]
         assert state.hands[winner] == 0
         assert all(state.hands[s] for s in range(players) if s != winner)
-        points, spring, anti, bombs = expected_result(state, state.history, robs)
+        points, spring, anti, bombs = expected_result(state, state.history, robs, shown)
         assert result["points"] == points and result["robs"] == robs
+        assert result["shown"] == shown and state.multiplier == 2 ** (bombs + robs + shown)
         assert (result["spring"], result["anti_spring"], result["bombs"]) == (spring, anti, bombs)
         assert sum(points) == 0 and sum(state.returns()) == 0
         assert state.returns() == [p / 10 for p in points]

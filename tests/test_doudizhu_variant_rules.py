@@ -96,3 +96,64 @@ def test_robs_double_the_score():
     assert (r["robs"], r["bombs"], r["spring"]) == (3, 2, True)
     assert r["round_points"] == 640 and r["points"] == [1280, -640, -640]
     assert rewards == [128.0, -64.0, -64.0]
+
+
+# -- open hand --------------------------------------------------------------------------------
+
+OPEN = DoudizhuGame(DoudizhuConfig(open_hand=True))
+SPRING_LANDLORD = "3333456789TJQKA222BR"
+
+
+def open_deal(bid: int = 1, game=OPEN):
+    """Seat 0 is landlord (bid skipped) with SPRING_LANDLORD; the others share the rest."""
+    rest = format_cards(game.setup.full_deck - parse(SPRING_LANDLORD))
+    hands = [SPRING_LANDLORD, rest[0::2], rest[1::2]]
+    return game.new_state(rng(), {"hands": hands, "kitty": "2BR", "landlord": 0, "bid": bid})
+
+
+def test_the_open_hand_landlord_first_chooses_to_show_or_not():
+    state = open_deal()
+    # the landlord holds the kitty but may not lead yet: it shows its hand or keeps it hidden
+    assert state.phase == Phase.SHOW and state.current_player == 0
+    assert {OPEN.action_to_str(a) for a in state.legal_actions()} == {"show", "hide"}
+    with pytest.raises(IllegalActionError, match="show"):
+        play(state, "3333")
+    assert [state.view(s)["shown_hand"] for s in range(3)] == [None] * 3
+    play(state, "show")
+    # shown: every seat sees the landlord's cards, and the round doubles
+    assert state.phase == Phase.PLAY and state.leading and state.multiplier == 2
+    assert all(state.view(s)["shown_hand"] == SPRING_LANDLORD for s in range(3))
+    obs = OPEN.layout.split(OPEN.observe(state, 1))
+    assert obs["shown"][0] == 1 and obs["shown_hand"].sum() == 20
+    play(state, "3333")  # the shown hand is the landlord's cards left
+    assert state.view(2)["shown_hand"] == "456789TJQKA222BR"
+
+
+def test_a_hidden_hand_stays_hidden():
+    state = open_deal()
+    play(state, "hide", "3333")
+    assert state.multiplier == 2  # the bomb's doubling only
+    assert all(state.view(s)["shown_hand"] is None for s in range(3))
+    assert OPEN.layout.split(OPEN.observe(state, 1))["shown_hand"].sum() == 0
+
+
+def test_showing_doubles_the_score():
+    # bid 2, shown, a bomb and the rocket, a spring: 10 x 2 x 2 (shown) x 2^2 x 2 = 320 points;
+    # the landlord wins 640, each peasant loses 320. The choice is not a play: the spring holds.
+    state = open_deal(bid=2)
+    rewards = play(state, "show", "456789TJQKA", "pass", "pass", "3333", "pass", "pass",
+                   "BR", "pass", "pass", "222")
+    r = state.result
+    assert (r["shown"], r["bombs"], r["spring"]) == (True, 2, True)
+    assert r["round_points"] == 320 and r["points"] == [640, -320, -320]
+    assert rewards == [64.0, -32.0, -32.0]
+
+
+def test_open_hand_with_the_rob_bidding():
+    # the caller robs back, then shows: 2 robs and the hand shown double the round thrice
+    game = DoudizhuGame(DoudizhuConfig(bidding="rob", open_hand=True))
+    state = deal(game, 0)
+    play(state, "call", "rob", "pass", "rob")
+    assert state.phase == Phase.SHOW and state.current_player == 0 and state.robs == 2
+    play(state, "show")
+    assert state.multiplier == 8 and state.phase == Phase.PLAY

@@ -64,3 +64,34 @@ def test_rob_the_landlord(new_page, table_server):
     assert seen, "the bidding never offered Call or Rob"
     log = page.get_by_role("region", name="What happened")
     expect(log).to_contain_text(re.compile(r"called|robbed|passed"))
+
+
+def test_open_hand(new_page, table_server):
+    page = new_page()
+    start_game(page, table_server, "Dou Dizhu", "Easy", rounds=3, rules={"Open hand": True})
+    shown = []
+
+    def bid_and_show(panel) -> bool:
+        bid = panel.get_by_role("button", name="Bid 3", exact=True)
+        if bid.count():
+            bid.click()
+            expect(bid).to_have_count(0)
+            return True
+        show = panel.get_by_role("button", name="Show my hand (×2)", exact=True)
+        if show.count():
+            assert panel.get_by_role("button", name="Keep it hidden", exact=True).count()
+            show.click()
+            # every seat's table shows the landlord's cards now; the round box counts the x2
+            expect(table(page).get_by_text(re.compile(r": hand shown$"))).to_be_visible()
+            expect(page.get_by_role("status", name="Round")).to_have_text(re.compile(r"10 × 3 × 2 = 60"))
+            shown.append(True)
+            return True
+        return False
+
+    for _deal in range(4):
+        play_out(page, bid_and_show)
+        if shown:
+            break
+        page.get_by_role("button", name="Next deal").click()
+    assert shown, "four deals went by without this seat being landlord"
+    expect(result_dialog(page).get_by_text(re.compile(r"Hand shown: ×2"))).to_be_visible()

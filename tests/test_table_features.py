@@ -221,7 +221,7 @@ def test_a_cpu_past_its_thinking_limit_plays_a_random_legal_move(tmp_path, monke
                         if e["type"] in ("play", "pass") and e["seat"] != 0)
 
 
-@pytest.mark.parametrize("rules", [{"rob": True}])
+@pytest.mark.parametrize("rules", [{"rob": True}, {"open_hand": True}])
 def test_doudizhu_variant_rooms_play_whole_deals(tmp_path, rules):
     """A room with a variant switched on (the lobby's switches come from the hello): the
     bidding buttons and events name the variant's moves, and deals are played to the end."""
@@ -248,4 +248,9 @@ def test_doudizhu_variant_rooms_play_whole_deals(tmp_path, rules):
             if result["outcome"] != "no bid":
                 robs = [m for m in result["multipliers"] if m["name"] == "rob"]
                 assert len(robs) == result["robs"]
+        if rules.get("open_hand") and result["outcome"] != "no bid":
+            shows = [e for f in client.frames if f.get("type") == "state"
+                     for e in f["events"] if e["type"] == "show"]
+            assert len(shows) == 1 and result["shown"] == shows[0]["shown"]
+            assert any(m["name"] == "shown" for m in result["multipliers"]) == result["shown"]
         assert client.state["rules"] == rules

@@ -5,17 +5,36 @@ docs/rules.md):
 
 * ``bidding="rob"``: call and rob for the landlord instead of bidding 1, 2 or 3
   (:mod:`envs.doudizhu.bidding`).
+* ``open_hand=True``: the landlord may play with its hand shown to every seat, which doubles
+  the round.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import IntEnum
 
 from ..core.checks import as_bool, as_int_in
 from .bidding import BID_STYLES, CLASSIC, ROB
 from .cards import NUMBER_RANKS, SETUPS, SUITS, THREE, Setup, setup_for
 
 REWARD_MODES = ("score", "win")
+
+
+class Phase(IntEnum):
+    """The phases of a deal."""
+
+    BIDDING = 0
+    PLAY = 1
+    OVER = 2
+    SHOW = 3
+    """open hand: the landlord chooses to show its hand or not, before its first lead"""
+
+    @property
+    def label(self) -> str:
+        return self.name.lower()
+
+
 VARIANT_FLAGS = ("rob", "open_hand", "four_players", "laizi")
 """The variant switches, in the order of the observation's ``variant`` field."""
 
@@ -76,9 +95,8 @@ class DoudizhuConfig:
             raise ValueError(f"bidding {self.bidding!r} is not one of {BID_STYLES}")
         for name in ("open_hand", "laizi"):
             object.__setattr__(self, name, as_bool(getattr(self, name), name))
-        for name in ("open_hand", "laizi"):
-            if getattr(self, name):
-                raise ValueError(f"{name} is not available in this version")
+        if self.laizi:
+            raise ValueError("laizi is not available in this version")
         if players != THREE.players:
             raise ValueError("players=4 is not available in this version")
         # a history longer than the longest deal's play would never fill

@@ -28,6 +28,9 @@ The variants (:class:`~envs.doudizhu.config.DoudizhuConfig`, rulings in docs/rul
 * ``bidding="rob"`` (:mod:`envs.doudizhu.bidding`): a seat calls, the seats after it that have
   not spoken may rob, the caller may rob back; the last to rob is landlord at a bid of 1, and
   every rob doubles the round like a bomb (``result["robs"]``).
+* ``open_hand``: once it holds the kitty, the landlord chooses (phase ``show``) to play with
+  its hand face up (``show``: every seat then sees its cards, and the round doubles) or hidden
+  (``hide``), then leads (``result["shown"]``).
 
 Seats are fixed; *landlord* and *peasant* are roles decided by bidding.
 """
@@ -36,7 +39,6 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import asdict
-from enum import IntEnum
 from typing import Any
 
 import numpy as np
@@ -46,7 +48,7 @@ from ..core.game import IllegalActionError
 from .bidding import CLASSIC, NOT_YET, NUM_BIDS, PASS_CODE, ROB_BID, Outcome, auction_for
 from .cards import UNIT, contains, format_cards, size
 from .catalog import Catalog, get_catalog
-from .config import DoudizhuConfig, max_bombs, max_play_steps
+from .config import DoudizhuConfig, Phase, max_bombs, max_play_steps
 from .deal import (
     SEED_LIMIT,
     DealError,
@@ -64,16 +66,6 @@ from .moves import MoveGenerator
 MAX_BOMBS = max_bombs(DoudizhuConfig().setup)
 """Most bombs and rockets in one deal of the three-player game."""
 _OPTION_KEYS = {"deal", "hands", "kitty", "first_bidder", "landlord", "bid"}
-
-
-class Phase(IntEnum):
-    BIDDING = 0
-    PLAY = 1
-    OVER = 2
-
-    @property
-    def label(self) -> str:
-        return self.name.lower()
 
 
 def role_name(state: DoudizhuState, seat: int) -> str:
@@ -104,6 +96,7 @@ class DoudizhuState:
         "caller",
         "robs",
         "rob_seats",
+        "shown",
         "landlord",
         "bid",
         "played",
@@ -153,6 +146,7 @@ class DoudizhuState:
         self.caller = -1
         self.robs = 0
         self.rob_seats = 0
+        self.shown = False
         self.landlord = -1
         self.bid = 0
         self.played = [0] * players
@@ -169,7 +163,7 @@ class DoudizhuState:
         self.landlord = landlord
         self.bid = bid
         self.hands[landlord] += self.kitty
-        self.phase = Phase.PLAY
+        self.phase = Phase.SHOW if self.game.config.open_hand else Phase.PLAY
         self.current_player = landlord
 
     def clone(self) -> DoudizhuState:
@@ -192,6 +186,7 @@ class DoudizhuState:
         new.caller = self.caller
         new.robs = self.robs
         new.rob_seats = self.rob_seats
+        new.shown = self.shown
         new.landlord = self.landlord
         new.bid = self.bid
         new.played = self.played[:]
@@ -227,8 +222,9 @@ class DoudizhuState:
 
     @property
     def multiplier(self) -> int:
-        """The round's doublings so far, as a factor: ``2`` per bomb, rocket and rob."""
-        return 1 << (self.bombs + self.robs)
+        """The round's doublings so far, as a factor: ``2`` per bomb, rocket and rob, and for a
+        hand shown."""
+        return 1 << (self.bombs + self.robs + self.shown)
 
     def legal_actions(self) -> list[int]:
         legal = self._legal
@@ -244,6 +240,8 @@ class DoudizhuState:
         cat = game.catalog
         if self.phase == Phase.BIDDING:
             return cat.is_bid(action) and game.auction.is_legal(self, action - cat.BID_PASS)
+        if self.phase == Phase.SHOW:
+            return cat.is_show(action)
         if action == cat.PASS:
             return self.pile >= 0
         if not cat.pass_segment.stop <= action < cat.num_actions:
@@ -260,6 +258,10 @@ class DoudizhuState:
         self._legal = None
         if self.phase == Phase.BIDDING:
             return self._apply_bid(action)
+        if self.phase == Phase.SHOW:
+            self.shown = action == self.game.catalog.SHOW
+            self.phase = Phase.PLAY
+            return None
         return self._apply_play(action)
 
     def returns(self) -> list[float]:
@@ -363,6 +365,7 @@ class DoudizhuState:
             "winner": winner,
             "bid": self.bid,
             "robs": self.robs,
+            "shown": self.shown,
             "bombs": self.bombs,
             "spring": spring,
             "anti_spring": anti_spring,
@@ -390,6 +393,8 @@ class DoudizhuState:
             if game.auction.style == CLASSIC:
                 return f"{text!r}: the bid must be above the highest bid {self.high_bid}"
             return f"{text!r}: seat {seat} may now {now}"
+        if self.phase == Phase.SHOW:
+            return f"{text!r}: the landlord first chooses 'show' or 'hide'"
         if cat.is_bid(action):
             return f"{text!r}: bidding is over"
         if action == cat.PASS:
@@ -421,7 +426,7 @@ class DoudizhuGame:
         self.num_actions = self.catalog.num_actions
         self.max_bombs = max_bombs(setup)
         self.max_game_length = (setup.players * config.max_redeals + self.auction.max_turns
-                                + max_play_steps(setup))
+                                + config.open_hand + max_play_steps(setup))
         self._writer = ObservationWriter(self)
         self.layout = self._writer.layout
         self._lead_cache: dict[int, list[int]] = {}
@@ -513,6 +518,8 @@ class DoudizhuGame:
             return []
         if state.phase == Phase.BIDDING:
             return self.auction.legal(state)
+        if state.phase == Phase.SHOW:
+            return tuple(self.catalog.show_segment)
         hand = state.hands[state.current_player]
         if state.pile < 0:
             legal = self._lead_cache.get(hand)
@@ -566,6 +573,7 @@ class DoudizhuGame:
         state.caller = -1 if view["caller"] is None else view["caller"]
         state.robs = view["robs"]
         state.rob_seats = 0
+        state.shown = view["shown_hand"] is not None
         state.played = [setup.parse(p) for p in view["played"]]
         plays = [0] * players
         for seat, text in view["history"]:
@@ -642,8 +650,10 @@ class DoudizhuGame:
         ``cards_left`` and ``played`` (per seat), ``unseen`` (cards neither in the hand nor
         played: the card counter), ``pile`` and ``pile_owner`` (None when leading),
         ``trick`` (per seat, its latest action in this trick or None), ``history`` (list of
-        ``[seat, text]`` plays and passes of this deal), ``bombs``, ``multiplier`` (the round's
-        ``2^(bombs + robs)`` so far), ``redeals``, ``variants`` (the names of the variants on),
+        ``[seat, text]`` plays and passes of this deal), ``shown_hand`` (open hand: the
+        landlord's cards once it showed them, else None), ``bombs``, ``multiplier`` (the round's
+        doublings so far: ``2`` per bomb, rob and hand shown), ``redeals``, ``variants`` (the
+        names of the variants on),
         ``legal`` (texts, only for the seat to move), ``advice`` (the bid advice line of
         docs/rules.md, only for the seat to bid) and, once over, ``result`` (its ``deal`` is
         the deal code) and ``hands`` (every seat's remaining cards).
@@ -672,6 +682,7 @@ class DoudizhuGame:
             "pile_owner": state.pile_owner if state.pile >= 0 else None,
             "trick": [cat.action_to_str(a) if a >= 0 else None for a in state.trick],
             "history": [[s, cat.action_to_str(a)] for s, a in state.history],
+            "shown_hand": format_cards(state.hands[state.landlord]) if state.shown else None,
             "bombs": state.bombs,
             "multiplier": state.multiplier,
             "redeals": state.redeals,
@@ -698,6 +709,7 @@ class DoudizhuGame:
             lines.append(
                 f"landlord player_{state.landlord}, bid {state.bid}, bombs {state.bombs}"
                 + (f", robs {state.robs}" if state.robs else "")
+                + (", hand shown" if state.shown else "")
                 + f": {base} x {state.bid} x {state.multiplier} = "
                 f"{base * state.bid * state.multiplier}; kitty {format_cards(state.kitty)}"
             )

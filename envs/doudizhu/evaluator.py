@@ -39,6 +39,9 @@ BID_THRESHOLDS = {3: -1, 2: -3, 1: -5}
 """Least strength for each bid (see the module docstring)."""
 BOMB_WEIGHT = 2
 """A bomb or the rocket counts as this many high cards in the strength."""
+SHOW_FROM_STRENGTH = BID_THRESHOLDS[3] + 2
+"""Open hand: the advice shows a landlord's hand from this strength up (a hand well above
+what a bid of 3 needs: showing it doubles the stake and tells the peasants every card)."""
 
 
 @dataclass(frozen=True)
@@ -153,6 +156,11 @@ class HandEvaluator:
         """The bid the advice gives for ``hand`` (0 = pass), never at or below ``high_bid``
         (then it passes)."""
         return bid_for(self.value(hand), high_bid)
+
+    def advise_show(self, hand: int | str) -> bool:
+        """Open hand: whether the landlord holding ``hand`` should show it
+        (:data:`SHOW_FROM_STRENGTH`)."""
+        return self.value(hand).strength >= SHOW_FROM_STRENGTH
 
     def advice(self, hand: int | str, high_bid: int = 0) -> str:
         value = self.value(hand)

@@ -37,6 +37,9 @@ variant             (4,)            the variants on: rob, open hand, four player
 * ``bidding="rob"``: ``bids`` is ``(3, 4)``, per relative seat: not yet, passed (its latest
   move), called, robbed (several may be set: a caller that robbed back); and ``robs`` (1,) is
   the number of robs / the most possible (the seats, counting the rob back).
+* ``open_hand``: ``phase`` is ``(4,)`` (its last entry: the landlord choosing to show its hand
+  or not), ``shown_hand`` (15, 4) follows ``unseen`` (the landlord's cards once shown, else 0)
+  and ``shown`` (1,) follows ``variant`` (1 once the landlord showed its hand).
 """
 
 from __future__ import annotations
@@ -49,7 +52,7 @@ import numpy as np
 from ..core.layout import ObsLayout
 from .bidding import CLASSIC, NOT_YET, NUM_BIDS, PASS_CODE
 from .cards import COPIES, NUM_RANKS, THREE, size
-from .config import VARIANT_FLAGS
+from .config import VARIANT_FLAGS, Phase
 
 if TYPE_CHECKING:
     from .engine import DoudizhuGame, DoudizhuState
@@ -58,14 +61,16 @@ DEPTH = max(COPIES)
 """Columns of a card thermometer (most copies of a rank)."""
 CARD = (NUM_RANKS, DEPTH)
 PHASES = 3
+"""bidding, play, over; open hand adds the landlord's choice to show its hand"""
 ROLES = 3
 BID_STATES = NUM_BIDS + 2
 """Per seat: not yet, pass, bid 1..3."""
 ROB_STATES = 4
 """Per seat, in the rob bidding: not yet, passed, called, robbed."""
 ROB_PASSED, ROB_CALLED, ROB_ROBBED = 1, 2, 3
-CARD_FIELDS = ("hand", "kitty", "unseen", "played", "pile", "trick", "history")
-"""The card fields, laid out first and contiguously so one table lookup writes them all."""
+CARD_FIELDS = ("hand", "kitty", "unseen", "shown_hand", "played", "pile", "trick", "history")
+"""The card fields, laid out first and contiguously so one table lookup writes them all
+(``shown_hand`` only with open hand)."""
 
 _THERMO = np.array([[1.0 if j < n else 0.0 for j in range(DEPTH)] for n in range(DEPTH + 1)],
                    np.float32)
@@ -89,15 +94,17 @@ def build_layout(config) -> ObsLayout:
     h = config.history_length
     players = config.players
     classic = config.bidding == CLASSIC
+    shown_hand = [("shown_hand", CARD)] if config.open_hand else []
     fields = [
         ("hand", CARD),
         ("kitty", CARD),
         ("unseen", CARD),
+        *shown_hand,
         ("played", (players, *CARD)),
         ("pile", CARD),
         ("trick", (players, *CARD)),
         ("history", (h, *CARD)),
-        ("phase", (PHASES,)),
+        ("phase", (PHASES + config.open_hand,)),
         ("role", (ROLES,)),
         ("landlord", (players,)),
         ("first_bidder", (players,)),
@@ -113,6 +120,8 @@ def build_layout(config) -> ObsLayout:
     ]
     if not classic:
         fields.append(("robs", (1,)))
+    if config.open_hand:
+        fields.append(("shown", (1,)))
     return ObsLayout(fields)
 
 
@@ -130,10 +139,11 @@ class ObservationWriter:
         self._largest_hand = game.setup.landlord_hand_size
         self._max_bombs = game.max_bombs
         self._classic = config.bidding == CLASSIC
+        self._open_hand = config.open_hand
         sl = layout.slices
         self._cards = slice(sl[CARD_FIELDS[0]].start, sl[CARD_FIELDS[-1]].stop)
         assert self._cards.stop - self._cards.start == sum(
-            sl[f].stop - sl[f].start for f in CARD_FIELDS
+            sl[f].stop - sl[f].start for f in CARD_FIELDS if f in sl
         ), "card fields must be contiguous"
         at = {name: s.start for name, s in sl.items()}
         self._at = at
@@ -191,6 +201,9 @@ class ObservationWriter:
             groups.append(card_bytes[pile])
             groups += [card_bytes[trick[s]] for s in rel]
             left = [size(hands[s]) / self._largest_hand for s in rel]
+        if self._open_hand:
+            shown = hands[landlord] if state.shown else 0
+            groups.insert(CARD_FIELDS.index("shown_hand"), shown.to_bytes(NUM_RANKS, "little"))
         groups += [card_bytes[a] for _, a in recent]
         raw = np.frombuffer(b"".join(groups), np.uint8)
         start = self._cards.start
@@ -215,7 +228,7 @@ class ObservationWriter:
             out[at["robs"]] = state.robs / self._max_robs
         if pile >= 0:
             ones.append(at["pile_owner"] + rel_of[state.pile_owner])
-        elif landlord >= 0 and not state.terminal:
+        elif state.phase == Phase.PLAY:
             ones.append(at["leading"])
         pass_id = self.catalog.PASS
         ones += [at["trick_pass"] + i for i, s in enumerate(rel) if trick[s] == pass_id]
@@ -227,6 +240,8 @@ class ObservationWriter:
         at_left = at["cards_left"]
         out[at_left : at_left + self.players] = left
         out[at["bombs"]] = state.bombs / self._max_bombs
+        if state.shown:
+            out[at["shown"]] = 1.0
         return out
 
     def _rob_bids(self, state: DoudizhuState, rel: list[int]) -> list[int]:

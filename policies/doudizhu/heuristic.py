@@ -26,6 +26,7 @@ from envs.doudizhu.engine import DoudizhuGame
 from ..base import EasyMistakes, Player, Weights, legal_ids
 
 PHASE_BIDDING = "bidding"
+PHASE_SHOW = "show"
 LANDLORD = "landlord"
 PEASANT = "peasant"
 #: a hand that needs this many plays or fewer is near the end
@@ -90,6 +91,16 @@ class DoudizhuBot(Player):
             self.kind = tuple(r[0].kind if r else -1 for r in cat.readings)
         return super().bind(game)
 
+    def declare(self, view, legal: list[int]) -> int | None:
+        """The move before the play: a bid, or the landlord's open-hand choice (None in the
+        play)."""
+        if view["phase"] == PHASE_BIDDING:
+            return self.bid(view, legal)
+        if view["phase"] == PHASE_SHOW:
+            shows = self.evaluator.advise_show(self.game.setup.parse(view["hand"]))
+            return self.cat.SHOW if shows else self.cat.SHOW + 1
+        return None
+
     def bid(self, view, legal: list[int]) -> int:
         """The evaluator's advice (the bid advice line of docs/rules.md) as a legal bid action
         (in the rob bidding: call what it would bid on, rob what it would bid 2 on)."""
@@ -111,14 +122,13 @@ class MediumPlayer(DoudizhuBot):
 
     def act(self, observation, view) -> int:
         legal = legal_ids(observation)
-        if view["phase"] == PHASE_BIDDING:
-            return self.bid(view, legal)
-        return self.ranked(view, legal)[0]
+        first = self.declare(view, legal)
+        return first if first is not None else self.ranked(view, legal)[0]
 
     def ranked(self, view, legal: list[int]) -> list[int]:
         """``legal`` best first (bids: the advised bid first)."""
-        if view["phase"] == PHASE_BIDDING:
-            first = self.bid(view, legal)
+        first = self.declare(view, legal)
+        if first is not None:
             return [first] + [a for a in legal if a != first]
         scores = self.scores(view, legal)
         return sorted(legal, key=lambda a: (-scores[a], a))
@@ -224,8 +234,8 @@ class EasyPlayer(EasyMistakes, DoudizhuBot):
 
     def ranked(self, view, legal: list[int]) -> list[int]:
         self._require_game()
-        if view["phase"] == PHASE_BIDDING:
-            first = self.bid(view, legal)
+        first = self.declare(view, legal)
+        if first is not None:
             return [first] + [a for a in legal if a != first]
         cat = self.cat
 

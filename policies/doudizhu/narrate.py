@@ -38,6 +38,12 @@ class DoudizhuNarrator:
             elif after["redeals"] > before["redeals"]:
                 lines.append("everyone passed: the cards are dealt again; "
                              f"{does(names[after['to_move']], 'bid')} first")
+        if before["phase"] == "show":
+            lines.append(f"{names[mover]} {'show' if names[mover] == 'you' else 'shows'} the "
+                         f"landlord's hand: the stake doubles (x{after['multiplier']})"
+                         if after["shown_hand"] is not None else
+                         f"{names[mover]} {'keep' if names[mover] == 'you' else 'keeps'} the "
+                         "landlord's hand hidden")
         if after["bombs"] > before["bombs"]:
             what = "the rocket" if action == cat.ROCKET else "a bomb"
             lines.append(f"{what}: the stake doubles (x{after['multiplier']})")
@@ -66,6 +72,8 @@ class DoudizhuNarrator:
             factors.append(f"{2 ** result['robs']} ({plural(result['robs'], 'rob')})")
         if result["bombs"]:
             factors.append(f"{2 ** result['bombs']} ({plural(result['bombs'], 'bomb')})")
+        if result["shown"]:
+            factors.append("2 (the landlord's hand shown)")
         if result["spring"]:
             factors.append("2 (spring: no peasant played)")
         if result["anti_spring"]:

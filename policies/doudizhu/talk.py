@@ -16,8 +16,9 @@ from .narrate import DoudizhuNarrator
 RECENT_MOVES = 6
 HELP = """type a play as its ranks in any order: '7', '33344', 'TJQKA' ('10' for T works), 'BR'
 for the rocket (B black joker, R red joker), 'pass'; in the bidding 'bid 1'..'bid 3' (or just
-1..3) and 'pass', or 'call', 'rob' and 'pass' when the landlord is robbed; 'moves' lists your
-legal moves, 'hint' suggests one (again: the next one), 'quit' or 'exit' ends the game."""
+1..3) and 'pass', or 'call', 'rob' and 'pass' when the landlord is robbed; as an open-hand
+landlord 'show' or 'hide' before the first lead; 'moves' lists your legal moves, 'hint'
+suggests one (again: the next one), 'quit' or 'exit' ends the game."""
 
 
 class DoudizhuTalk(DoudizhuNarrator):
@@ -51,9 +52,14 @@ class DoudizhuTalk(DoudizhuNarrator):
                     f"{'you' if s == seat else f'p{s}'}: {m}" for s, m in recent
                 )
             )
+        if view.get("shown_hand") is not None:
+            lines.append(f"  the landlord's hand (shown): {view['shown_hand']}")
         if view["phase"] == "bidding":
             moves = "', '".join(cat.texts[a] for a in cat.bid_segment)
             lines.append(f"  advice: {view.get('advice', '')}  (type '{moves}')")
+        elif view["phase"] == "show":
+            lines.append("  the landlord chooses: 'show' (the hand face up for everyone, the stake "
+                         "doubles) or 'hide'")
         elif view["pile"] is None:
             lines.append("  pile: empty - you lead" if view["to_move"] == seat else "  pile: empty")
         else:
@@ -103,7 +109,9 @@ class DoudizhuTalk(DoudizhuNarrator):
                 high = max((b for b in view["bids"] if b), default=0)
                 return f"a bid must be above the highest bid so far ({high})"
             return f"now you may {now}"
-        if cat.is_bid(action):
+        if view["phase"] == "show":
+            return "the landlord first chooses 'show' or 'hide'"
+        if cat.is_bid(action) or cat.is_show(action):
             return "the bidding is over: play cards or pass"
         if action == cat.PASS:
             return "you lead: you cannot pass"

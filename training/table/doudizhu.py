@@ -7,7 +7,7 @@ deal" plays the same cards again unscored; undo (against the computer) rebuilds 
 from its code and the moves before that person's previous decision.
 
 The variants are the room's rule switches (:data:`RULES`): ``rob`` (call and rob the
-landlord).
+landlord) and ``open_hand`` (the landlord may play with its hand shown to all).
 """
 
 from __future__ import annotations
@@ -39,11 +39,13 @@ KIND_LABELS = {
 }
 #: the card counter's order: red joker, black joker, 2, A, K ... 3
 COUNTER_ORDER = tuple(reversed(range(NUM_RANKS)))
-RULES = ("rob",)
+RULES = ("rob", "open_hand")
 """The room's rule switches (each off by default): the variants."""
 #: the rob bidding's buttons: (no caller yet, after a call) for the pass, and its moves
 ROB_LABELS = {PASS_CODE: ("No call", "No rob"), 1: ("Call", "Call"), 2: ("Rob", "Rob")}
 ROB_SAID = {PASS_CODE: "passed", 1: "called", 2: "robbed"}
+SHOW_LABELS = ("Show my hand (×2)", "Keep it hidden")
+"""the open-hand choice's buttons: show, hide"""
 
 
 def card_object(index: int) -> dict[str, Any]:
@@ -66,7 +68,8 @@ def make_config(players: int = 3, rules: dict[str, Any] | None = None) -> Doudiz
     unknown = sorted(set(rules) - set(RULES))
     if unknown:
         raise ValueError(f"unknown Dou Dizhu rule(s) {unknown}; the rules are {list(RULES)}")
-    return DoudizhuConfig(players=players, bidding=ROB if rules.get("rob") else CLASSIC)
+    return DoudizhuConfig(players=players, bidding=ROB if rules.get("rob") else CLASSIC,
+                          open_hand=bool(rules.get("open_hand")))
 
 
 @lru_cache(maxsize=16)
@@ -171,6 +174,8 @@ class DoudizhuTable(EngineTable):
             if self.engine.auction.style == ROB:
                 return ROB_LABELS[bid][self.state.caller >= 0]
             return "no bid" if bid == 0 else f"bid {bid}"
+        if cat.is_show(action):
+            return SHOW_LABELS[action - cat.SHOW]
         if action == cat.PASS:
             return "pass"
         names = []
@@ -184,13 +189,15 @@ class DoudizhuTable(EngineTable):
         cat = self.cat
         if cat.is_bid(action):
             return "bid"
+        if cat.is_show(action):
+            return "show"
         if action == cat.PASS:
             return "pass"
         return cat.readings[action][0].kind.label
 
     def move_ids(self, seat: int, action: int) -> list[int]:
         """The physical cards a play takes from ``seat`` by default: the first held of each rank."""
-        need = list(counts(self.cat.cards[action])) if not self.cat.is_bid(action) else [0] * NUM_RANKS
+        need = list(counts(self.cat.cards[action]))
         out = []
         for i in self.held[seat]:
             r = PHYSICAL_RANK[i]
@@ -226,6 +233,9 @@ class DoudizhuTable(EngineTable):
                 events.append(Event({"type": "landlord", "seat": st.landlord, "bid": st.bid,
                                      "robs": st.robs,
                                      "kitty": [CARD_OBJECTS[i] for i in self.kitty_ids]}))
+        elif cat.is_show(action):
+            events.append(Event({"type": "show", "seat": seat, "shown": st.shown,
+                                 "multiplier": st.multiplier}))
         elif action == cat.PASS:
             events.append(Event({"type": "pass", "seat": seat}))
             if st.pile < 0 and not st.terminal:
@@ -246,8 +256,8 @@ class DoudizhuTable(EngineTable):
 
     def _taken(self, seat: int, action: int, cards) -> list[int]:
         cat = self.cat
-        if cat.is_bid(action) or action == cat.PASS:
-            return []
+        if not cat.cards[action]:
+            return []  # a bid, the open-hand choice, a pass
         if cards is None:
             return self.move_ids(seat, action)
         held = set(self.held[seat])
@@ -299,6 +309,8 @@ class DoudizhuTable(EngineTable):
         if r["outcome"] != "no bid":
             multipliers.append({"name": "bid", "value": r["bid"]})
             multipliers += [{"name": "rob", "value": 2}] * r["robs"]
+            if r["shown"]:
+                multipliers.append({"name": "shown", "value": 2})
             multipliers += [{"name": "bomb", "value": 2}] * r["bombs"]
             if r["spring"]:
                 multipliers.append({"name": "spring", "value": 2})
@@ -362,6 +374,8 @@ class DoudizhuTable(EngineTable):
                 "kitty": [CARD_OBJECTS[i] for i in self.kitty_ids] if st.landlord >= 0 else None,
                 "bombs": st.bombs,
                 "robs": st.robs,
+                "shown_hand": ([CARD_OBJECTS[i] for i in self.held[st.landlord]] if st.shown
+                               else None),
                 "multiplier": multiplier,
                 "round_box": {"base": base, "bid": st.bid or st.high_bid, "multiplier": multiplier,
                               "points": base * (st.bid or st.high_bid) * multiplier},
@@ -395,7 +409,7 @@ class DoudizhuTable(EngineTable):
                 playable.update(ids)
                 moves.append({"action": a, "text": self.cat.action_to_str(a), "label": self.label(a),
                               "shape": self.shape(a), "cards": ids,
-                              "any_suit": not self.cat.is_bid(a) and a != self.cat.PASS})
+                              "any_suit": bool(self.cat.cards[a])})
             out["moves"] = moves
             out["playable"] = sorted(playable)
             out["can_pass"] = self.cat.PASS in self.legal()
@@ -420,6 +434,8 @@ class DoudizhuTable(EngineTable):
             return checked(ids, None, [], f"card {bad[0]} is not in your hand")
         if st.phase == Phase.BIDDING:
             return checked(ids, None, [], "it is the bidding: bid or pass")
+        if st.phase == Phase.SHOW:
+            return checked(ids, None, [], "the landlord first shows its hand or keeps it hidden")
         text = "".join(RANKS[PHYSICAL_RANK[i]] for i in ids)
         try:
             action = self.cat.action_from_str(text)

@@ -504,7 +504,7 @@ function showMatchEnd(st, ev) {
   openResult("The match is over", body, [["New match", () => { app.conn.send({ type: "next" }); closeResult(); }, true], ["Back to the lobby", leave]]);
 }
 
-const MULTIPLIER_NAME = { bid: "Bid", rob: "Rob", bomb: "Bomb", rocket: "Rocket", spring: "Spring", anti_spring: "Counter-spring" };
+const MULTIPLIER_NAME = { bid: "Bid", rob: "Rob", shown: "Hand shown", bomb: "Bomb", rocket: "Rocket", spring: "Spring", anti_spring: "Counter-spring" };
 
 function showDealEnd(st, r) {
   app.resultShownFor = "deal";

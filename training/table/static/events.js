@@ -75,6 +75,10 @@ export function describe(ev, who, me, game) {
     case "bid":
       if (ev.said) return { text: `${w(ev.seat)} ${ev.said}`, banner: null };
       return { text: ev.bid ? `${w(ev.seat)} bid ${ev.bid}` : `${w(ev.seat)} passed the bid`, banner: null };
+    case "show":
+      return ev.shown
+        ? { text: `${w(ev.seat)} ${ev.seat === me ? "show" : "shows"} the landlord's hand: the round doubles (x${ev.multiplier})`, banner: "Hand shown! x2" }
+        : { text: `${w(ev.seat)} ${ev.seat === me ? "keep" : "keeps"} the landlord's hand hidden`, banner: null };
     case "redeal":
       return { text: "Nobody bid: the cards are dealt again", banner: "New deal" };
     case "landlord":

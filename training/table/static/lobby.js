@@ -16,6 +16,7 @@ const RULE_TEXT = {
   jokers: ["Jokers", "How many jokers join the deck"],
   decks: ["Decks", "One pack of 52, or two for big tables"],
   rob: ["Rob the landlord", "Call, then rob in turn: every rob doubles the round, the last to rob is landlord"],
+  open_hand: ["Open hand", "The landlord may play with its hand shown to all, doubling the round"],
 };
 
 export class Lobby {

@@ -107,6 +107,12 @@ export function actionList(st, ui) {
   const mine = !!st.your_turn;
   const acts = [];
   const ddz = st.game === "doudizhu";
+  if (mine && st.phase === "show") {
+    for (const m of st.moves || []) {
+      acts.push({ key: `show-${m.text}`, label: m.label, enabled: true, kind: "move", move: m, primary: m.text === "hide" });
+    }
+    return acts;
+  }
   if (mine && st.phase === "bidding") {
     const rob = !!(st.rules && st.rules.rob);
     for (const m of bidMoves(st)) {
@@ -278,6 +284,11 @@ function renderPile(st, h) {
     kitty.replaceChildren(el("span", {}, "Kitty"), el("span", { class: "card-row", role: "img", "aria-label": "3 cards face down" }, cardBack({ small: true }), cardBack({ small: true }), cardBack({ small: true })));
     kitty.hidden = false;
   } else kitty.hidden = true;
+  const shown = $("#shown-hand");
+  if (d && d.shown_hand) {
+    shown.replaceChildren(el("span", {}, `${h.who(d.landlord)}: hand shown`), cardRow(d.shown_hand, { small: true }));
+    shown.hidden = false;
+  } else shown.hidden = true;
 }
 
 const COUNTER_ORDER = ["R", "B", "2", "A", "K", "Q", "J", "T", "9", "8", "7", "6", "5", "4", "3"];
@@ -424,6 +435,7 @@ export function turnText(st, who) {
   if (st.waiting) return "Sent; waiting for the table…";
   if (st.your_turn) {
     if (st.phase === "bidding") return "Your turn to bid.";
+    if (st.phase === "show") return "Your turn: show your hand (the round doubles) or keep it hidden.";
     if (giveMoves(st).length) return `Your turn: choose ${st.exchange.to_give} card${st.exchange.to_give === 1 ? "" : "s"} to give back.`;
     return st.can_pass ? "Your turn: play or pass." : "Your turn: you lead, play anything.";
   }
