@@ -154,13 +154,22 @@ project (the variants are house rules whose details vary from table to table), w
   choice is not a play (springs count plays only). A `show` segment (2 ids: `show`, `hide`)
   follows the bid segment; the observation's `phase` gets a fourth entry (the choice),
   `shown_hand` (15, 4) follows `unseen` and `shown` (1,) follows `variant`.
+* `players=4`, four players. Rulings: two packs (108 cards: 8 of each number, 2 of each
+  joker), 25 cards each and 8 in the kitty (the landlord holds 33), one landlord against three
+  peasants, play round the four seats. Bombs are 4 to 8 cards of a rank (more cards beat
+  fewer; as many, the higher rank); the rocket is all four jokers; one black and one red joker
+  are no play, two of a colour a pair (above 2s); no play's kickers hold all four jokers; the
+  landlord wins or loses three times the round's value. Agents `player_0..3`; 81,294 actions
+  (segments as above, longer); card thermometers are (15, 8) and every per-seat field has 4
+  rows (observation (3367,)); deal codes start `DDZ4-`.
 
 ## Arguments
 
 `doudizhu_v1.env(render_mode=None, reward="score", max_redeals=16, history_length=15,
-bidding="bid", open_hand=False, illegal_reward=-1.0)`; `raw_env` takes the same and skips the order-enforcing
-wrapper. `history_length` is 1..154 (the most steps a deal's play can have); a value of the
-wrong type is a `TypeError`, one out of range a `ValueError`, each naming the argument.
+players=3, bidding="bid", open_hand=False, illegal_reward=-1.0)`; `raw_env` takes the same and
+skips the order-enforcing wrapper. `history_length` is 1..154 (the most steps a deal's play can
+have; 1..417 with four players); a value of the wrong type is a `TypeError`, one out of range
+a `ValueError`, each naming the argument.
 
 ## Version history
 
@@ -168,7 +177,7 @@ wrong type is a `TypeError`, one out of range a `ValueError`, each naming the ar
 * v0, revised: the deal code left `view()` and `infos` during play (it decoded into every
   hand); it is `result["deal"]` once the deal is over. Actions, seats, seeds and options are
   checked, not converted (`step(1.9)`, `view(1.7)` are `TypeError`s).
-* v1: the variants (rob the landlord, open hand). The observation gains the `variant` field (so a
+* v1: the variants (rob the landlord, open hand, four players). The observation gains the `variant` field (so a
   v0 model does not load); a bomb's reading has its number of cards as length; the action
   features gain the columns of the variants' moves. The default game plays exactly as v0:
   the same ids, legal moves, rewards and deal codes.
@@ -199,13 +208,14 @@ class raw_env(CardGameEnv):  # noqa: N801 (PettingZoo's name)
         reward: str = "score",
         max_redeals: int = DoudizhuConfig.max_redeals,
         history_length: int = DoudizhuConfig.history_length,
+        players: int = DoudizhuConfig.players,
         bidding: str = DoudizhuConfig.bidding,
         open_hand: bool = DoudizhuConfig.open_hand,
         illegal_reward: float = -1.0,
     ):
         config = DoudizhuConfig(
             reward=reward, max_redeals=max_redeals, history_length=history_length,
-            bidding=bidding, open_hand=open_hand,
+            players=players, bidding=bidding, open_hand=open_hand,
         )
         super().__init__(
             DoudizhuGame(config),
@@ -216,6 +226,7 @@ class raw_env(CardGameEnv):  # noqa: N801 (PettingZoo's name)
                 "reward": reward,
                 "max_redeals": max_redeals,
                 "history_length": history_length,
+                "players": players,
                 "bidding": bidding,
                 "open_hand": open_hand,
                 "illegal_reward": illegal_reward,

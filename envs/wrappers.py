@@ -37,7 +37,8 @@ MODULES = {"daifugo": "daifugo_v0", "president": "president_v0", "doudizhu": "do
 """each game's env module (its current version)"""
 GAMES = tuple(MODULES)
 SEATS = {"doudizhu": 3}
-"""games with a fixed table size (the others take ``players``)"""
+"""games whose table size is not the number of players given (Dou Dizhu: 3, unless
+``players=4`` is passed)"""
 EPISODE_SEEDS = 2**63
 """episode seeds are drawn below this from the env's generator"""
 
@@ -84,7 +85,7 @@ class SingleSeatEnv(gymnasium.Env):
         if game not in GAMES:
             raise ValueError(f"unknown game {game!r}; games are {', '.join(GAMES)}")
         if game in SEATS:
-            players = SEATS[game]
+            players = kwargs.get("players", SEATS[game])
         else:
             players = kwargs.setdefault("players", len(opponents) + 1)
         if len(opponents) != players - 1:

@@ -149,24 +149,29 @@ def test_random_playouts_keep_every_invariant(variant):
     assert max(lengths) <= game.max_game_length
 
 
-def test_rich_hands_against_brute_force():
-    """Hands full of trios and quads (airplanes, four-with-two, bombs) against piles led from
-    other such hands: the generator equals the brute-force definition."""
+@pytest.mark.parametrize("players, hands, size", [(3, 150, 20), (4, 40, 33)])
+def test_rich_hands_against_brute_force(players, hands, size):
+    """Hands full of trios and quads (airplanes, four-with-two, bombs; with two packs, wide
+    bombs, joker pairs and the four-joker rocket) against piles led from other such hands: the
+    generator equals the brute-force definition."""
+    game = DoudizhuGame(DoudizhuConfig(players=players))
+    cat = game.catalog
+    ids, rows = play_counts(cat)
+    copies = game.setup.copies
     rng = np.random.default_rng(7)
-    for _ in range(150):
+    for _ in range(hands):
         rank_counts = np.zeros(NUM_RANKS, int)
-        while rank_counts.sum() < 20:
+        while rank_counts.sum() < size:
             r = int(rng.integers(NUM_RANKS))
-            cap = 4 if r < 13 else 1
-            rank_counts[r] = min(cap, rank_counts[r] + int(rng.integers(1, 5)))
+            rank_counts[r] = min(copies[r], rank_counts[r] + int(rng.integers(1, copies[r] + 1)))
         hand = int(sum(int(c) << (8 * r) for r, c in enumerate(rank_counts)))
-        leads = GAME.moves.lead(hand)
-        held = {int(a) for a in PLAYS[np.all(PLAY_COUNTS <= rank_counts, axis=1)]}
+        leads = game.moves.lead(hand)
+        held = {int(a) for a in ids[np.all(rows <= rank_counts, axis=1)]}
         assert set(leads) == held and len(leads) == len(held)
         for pile in rng.choice(leads, 10):
-            replies = GAME.moves.replies(hand, int(pile))
+            replies = game.moves.replies(hand, int(pile))
             assert len(replies) == len(set(replies))
-            assert set(replies) == {a for a in held if CAT.beats(a, int(pile))}
+            assert set(replies) == {a for a in held if cat.beats(a, int(pile))}
 
 
 def test_win_mode_rewards_by_side():

@@ -8,7 +8,7 @@ import pytest
 
 from envs.core.game import IllegalActionError
 from envs.doudizhu import DoudizhuConfig, DoudizhuGame, Phase
-from envs.doudizhu.cards import format_cards, parse
+from envs.doudizhu.cards import format_cards, parse, size
 
 ROB = DoudizhuGame(DoudizhuConfig(bidding="rob"))
 
@@ -157,3 +157,72 @@ def test_open_hand_with_the_rob_bidding():
     assert state.phase == Phase.SHOW and state.current_player == 0 and state.robs == 2
     play(state, "show")
     assert state.multiplier == 8 and state.phase == Phase.PLAY
+
+
+# -- four players -----------------------------------------------------------------------------
+
+FOUR = DoudizhuGame(DoudizhuConfig(players=4))
+FOUR_CAT = FOUR.catalog
+
+FOUR_CASES = [
+    # (hand, pile, play, legal) in the two-pack game (8 of each number, 2 of each joker)
+    ("55555", "AAAA", "55555", True),  # a bomb of more cards beats one of fewer
+    ("33333", "2222", "33333", True),  # ... whatever their ranks
+    ("2222", "33333", "2222", False),
+    ("66666", "55555", "66666", True),  # as many cards: the higher rank
+    ("555555", "AAAAA", "555555", True),
+    ("33333333", "2222222", "33333333", True),  # eight of a rank: the biggest bomb
+    ("BBRR", "22222222", "BBRR", True),  # the rocket is all four jokers, above every bomb
+    ("2222222", "BBRR", "2222222", False),  # nothing beats it
+    ("BR", None, "BR", False),  # the two jokers of one pack are no rocket any more, nor a pair
+    ("BBR", None, "BBR", False),
+    ("BB", "22", "BB", True),  # two black jokers are a pair, above the 2s
+    ("RR", "BB", "RR", True),
+    ("333BB", None, "333BB", True),  # a joker pair may be a pair kicker
+    ("333444BBRR", None, "333444BBRR", False),  # but the kickers never hold the rocket
+    ("333444BR", None, "333444BR", True),  # B and R as two single kickers: fine
+    ("6666BR", None, "6666BR", True),  # four with two singles: B and R
+    ("66666", "5555", "66666", True),
+    ("6666633", None, "6666633", False),  # five of a rank with a pair: no shape
+    ("3344556677889TTJJQQKKAA", None, "3344556677889TTJJQQKKAA", False),  # a 9 is missing
+    ("33445566778899TTJJQQKKAA", None, "33445566778899TTJJQQKKAA", True),  # twelve pairs
+    ("3334445556667778889TTTJJJQQQKKK", None, "3334445556667778889TTTJJJQQQKKK", False),
+    ("333444555666777888999TTTJJJQQQKKK", None, "333444555666777888999TTTJJJQQQKKK", True),
+]
+
+
+@pytest.mark.parametrize("hand, pile, play, legal", FOUR_CASES,
+                         ids=[f"{c[2]}/{c[1]}" for c in FOUR_CASES])
+def test_four_player_rule_case(hand, pile, play, legal):
+    hand_cards = FOUR.setup.parse(hand)
+    try:
+        action = FOUR_CAT.action_from_str(play)
+    except ValueError:
+        assert not legal, f"{play} should be a legal play but no shape reads it"
+        return
+    if pile is None:
+        assert (action in FOUR.moves.lead(hand_cards)) == legal
+        return
+    pile_action = FOUR_CAT.action_from_str(pile)
+    assert (action in FOUR.moves.replies(hand_cards, pile_action)) == legal
+    assert FOUR_CAT.beats(action, pile_action) == legal
+
+
+def test_four_players_deal_score_and_codes():
+    # 108 cards: 25 to each of four seats, 8 in the kitty; the landlord holds 33
+    state = FOUR.new_state(rng(4))
+    assert [size(h) for h in state.hands] == [25] * 4
+    assert size(state.kitty) == 8 and state.deal_code.startswith("DDZ4-")
+    with pytest.raises(ValueError, match="'DDZ'.*'DDZ4'"):
+        FOUR.new_state(rng(), {"deal": DoudizhuGame().new_state(rng()).deal_code})
+    # seat 2 bids 3 and takes the kitty; every seat plays in turn; then the landlord wins:
+    # 10 x 3 = 30 a peasant, three times that for the landlord (one against three)
+    play(state, *["pass"] * ((2 - state.first_bidder) % 4), "bid 3")
+    assert state.landlord == 2 and size(state.hands[2]) == 33
+    while not state.terminal:
+        state.apply(state.legal_actions()[-1] if state.current_player == 2
+                    else FOUR_CAT.PASS if state.pile >= 0 else state.legal_actions()[0])
+    r = state.result
+    sign = 1 if r["outcome"] == "landlord" else -1
+    assert r["points"][2] == -3 * r["points"][0] == 3 * sign * r["round_points"]
+    assert sum(r["points"]) == 0

@@ -95,3 +95,27 @@ def test_open_hand(new_page, table_server):
         page.get_by_role("button", name="Next deal").click()
     assert shown, "four deals went by without this seat being landlord"
     expect(result_dialog(page).get_by_text(re.compile(r"Hand shown: ×2"))).to_be_visible()
+
+
+def test_four_players(new_page, table_server):
+    page = new_page()
+    start_game(page, table_server, "Dou Dizhu", "Easy", players=4)
+    assert wait_turn_or_dialog(page) == "turn"
+    hand = table(page).get_by_role("toolbar", name=re.compile(r"^Your hand"))
+    if page.get_by_role("img", name="8 cards face down").count():  # still bidding
+        expect(hand.get_by_role("button")).to_have_count(25)
+
+    def bid(panel) -> bool:
+        for name in ("Bid 3", "Don't bid"):
+            button = panel.get_by_role("button", name=name, exact=True)
+            if button.count():
+                button.click()
+                expect(button).to_have_count(0)
+                return True
+        return False
+
+    play_out(page, bid)
+    dialog = result_dialog(page)
+    expect(dialog).to_be_visible()
+    # four hands on the result card (three peasants)
+    expect(dialog.get_by_role("row")).to_have_count(1 + 4)

@@ -221,17 +221,21 @@ def test_a_cpu_past_its_thinking_limit_plays_a_random_legal_move(tmp_path, monke
                         if e["type"] in ("play", "pass") and e["seat"] != 0)
 
 
-@pytest.mark.parametrize("rules", [{"rob": True}, {"open_hand": True}])
-def test_doudizhu_variant_rooms_play_whole_deals(tmp_path, rules):
+@pytest.mark.parametrize("players, rules", [(3, {"rob": True}), (3, {"open_hand": True}),
+                                            (4, {}), (4, {"rob": True, "open_hand": True})])
+def test_doudizhu_variant_rooms_play_whole_deals(tmp_path, players, rules):
     """A room with a variant switched on (the lobby's switches come from the hello): the
     bidding buttons and events name the variant's moves, and deals are played to the end."""
     with TestClient(make_app(tmp_path)) as tc, tc.websocket_connect("/ws") as ws:
         client = TableClient(ws)
         hello = client.frames[0]
         offered = {r["name"] for r in hello["games"]["doudizhu"]["rules"]}
-        assert set(rules) <= offered
+        assert set(rules) <= offered and players in hello["games"]["doudizhu"]["players"]
         client.create(game="doudizhu", mode="cpu", level="easy", pace_ms=0, rounds=3,
-                      rules=rules)
+                      players=players, rules=rules)
+        st = client.state
+        assert len(st["seats"]) == players and len(st["hand"]) == {3: 17, 4: 25}[players]
+        assert st["doudizhu"]["kitty_size"] == {3: 3, 4: 8}[players]
         choose = random_chooser(5)
         bids = set()
         while not client.state.get("result"):
@@ -254,3 +258,6 @@ def test_doudizhu_variant_rooms_play_whole_deals(tmp_path, rules):
             assert len(shows) == 1 and result["shown"] == shows[0]["shown"]
             assert any(m["name"] == "shown" for m in result["multipliers"]) == result["shown"]
         assert client.state["rules"] == rules
+        if result["outcome"] != "no bid":
+            lord = result["landlord"]
+            assert result["points"][lord] == -(players - 1) * result["points"][lord - 1]

@@ -26,6 +26,8 @@ MATCHES = [
 VARIANT_MATCHES = [
     # game, players, mode, matches, rules: the open hand shows the landlord's cards, no others
     ("doudizhu", 3, "cpu", 2, {"rob": True, "open_hand": True}),
+    ("doudizhu", 4, "cpu", 1, {}),
+    ("doudizhu", 4, "local", 1, {"open_hand": True}),
 ]
 
 

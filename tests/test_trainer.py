@@ -95,19 +95,25 @@ def test_history_from_view_matches_the_engine(name, players):
             assert np.array_equal(want, got)
 
 
-def test_doudizhu_roles_follow_the_landlord():
-    game = make_game("doudizhu")
+@pytest.mark.parametrize("players, peasants", [
+    (3, ("peasant_after", "peasant_before")),
+    # four seats: the peasants after the landlord, across the table from it, before it
+    (4, ("peasant_after", "peasant_middle", "peasant_before")),
+])
+def test_doudizhu_roles_follow_the_landlord(players, peasants):
+    game = make_game("doudizhu", players)
     names = roles(game)
+    assert names == ("bidding", "landlord") + peasants
     seen = set()
     for state, seat in positions(game, 300, seed=2):
         role = names[role_of(game, state, seat)]
         assert role == names[role_from_view(game, state.view(seat))]
         if state.landlord < 0:
             assert role == "bidding"
+        elif seat == state.landlord:
+            assert role == "landlord"
         else:
-            after = (state.landlord + 1) % game.num_players
-            assert role == {state.landlord: "landlord", after: "peasant_after"}.get(
-                seat, "peasant_before")
+            assert role == peasants[(seat - state.landlord) % players - 1]
         seen.add(role)
     assert seen == set(names)
 

@@ -7,6 +7,7 @@ docs/rules.md):
   (:mod:`envs.doudizhu.bidding`).
 * ``open_hand=True``: the landlord may play with its hand shown to every seat, which doubles
   the round.
+* ``players=4``: two packs, one landlord against three peasants, bombs of 4 to 8 cards.
 """
 
 from __future__ import annotations
@@ -97,8 +98,6 @@ class DoudizhuConfig:
             object.__setattr__(self, name, as_bool(getattr(self, name), name))
         if self.laizi:
             raise ValueError("laizi is not available in this version")
-        if players != THREE.players:
-            raise ValueError("players=4 is not available in this version")
         # a history longer than the longest deal's play would never fill
         longest = max_play_steps(self.setup)
         object.__setattr__(self, "history_length",

@@ -31,6 +31,9 @@ The variants (:class:`~envs.doudizhu.config.DoudizhuConfig`, rulings in docs/rul
 * ``open_hand``: once it holds the kitty, the landlord chooses (phase ``show``) to play with
   its hand face up (``show``: every seat then sees its cards, and the round doubles) or hidden
   (``hide``), then leads (``result["shown"]``).
+* ``players=4``: two packs (:func:`~envs.doudizhu.cards.setup_for`), 25 cards each and 8 in
+  the kitty, one landlord against three peasants; bombs of 4 to 8 cards, the rocket of four
+  jokers (the catalog of :mod:`envs.doudizhu.catalog`); the landlord scores three times.
 
 Seats are fixed; *landlord* and *peasant* are roles decided by bidding.
 """

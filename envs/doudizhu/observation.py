@@ -72,14 +72,21 @@ CARD_FIELDS = ("hand", "kitty", "unseen", "shown_hand", "played", "pile", "trick
 """The card fields, laid out first and contiguously so one table lookup writes them all
 (``shown_hand`` only with open hand)."""
 
-_THERMO = np.array([[1.0 if j < n else 0.0 for j in range(DEPTH)] for n in range(DEPTH + 1)],
-                   np.float32)
-"""``_THERMO[n]``: the thermometer row of a rank held ``n`` times."""
-_THERMO.flags.writeable = False
-_THERMO_ROWS = _THERMO.view(np.complex128).reshape(-1)
-"""``_THERMO`` with each 4-float row viewed as one 16-byte item, so one flat ``take`` writes a
-row per rank count (faster than a 2-D ``take`` along an axis)."""
-assert _THERMO_ROWS.size == DEPTH + 1
+
+
+@lru_cache(maxsize=None)
+def thermometer_rows(depth: int) -> tuple[np.ndarray, np.dtype]:
+    """The thermometer rows of ``depth`` columns (row ``n``: a rank held ``n`` times), each
+    viewed as one item of the returned dtype, so one flat ``take`` writes a row per rank count
+    (faster than a 2-D ``take`` along an axis). Four columns are one ``complex128``; other
+    depths (two packs: 8) one raw item of their bytes."""
+    rows = np.array([[1.0 if j < n else 0.0 for j in range(depth)] for n in range(depth + 1)],
+                    np.float32)
+    item = np.dtype(np.complex128) if depth == DEPTH else np.dtype((np.void, rows.itemsize * depth))
+    flat = rows.view(item).reshape(-1)
+    flat.flags.writeable = False
+    assert flat.size == depth + 1
+    return flat, item
 
 
 @lru_cache(maxsize=8)
@@ -94,16 +101,17 @@ def build_layout(config) -> ObsLayout:
     h = config.history_length
     players = config.players
     classic = config.bidding == CLASSIC
-    shown_hand = [("shown_hand", CARD)] if config.open_hand else []
+    card = (NUM_RANKS, config.setup.max_copies)
+    shown_hand = [("shown_hand", card)] if config.open_hand else []
     fields = [
-        ("hand", CARD),
-        ("kitty", CARD),
-        ("unseen", CARD),
+        ("hand", card),
+        ("kitty", card),
+        ("unseen", card),
         *shown_hand,
-        ("played", (players, *CARD)),
-        ("pile", CARD),
-        ("trick", (players, *CARD)),
-        ("history", (h, *CARD)),
+        ("played", (players, *card)),
+        ("pile", card),
+        ("trick", (players, *card)),
+        ("history", (h, *card)),
         ("phase", (PHASES + config.open_hand,)),
         ("role", (ROLES,)),
         ("landlord", (players,)),
@@ -140,6 +148,8 @@ class ObservationWriter:
         self._max_bombs = game.max_bombs
         self._classic = config.bidding == CLASSIC
         self._open_hand = config.open_hand
+        self._depth = game.setup.max_copies
+        self._rows, self._row_item = thermometer_rows(self._depth)
         sl = layout.slices
         self._cards = slice(sl[CARD_FIELDS[0]].start, sl[CARD_FIELDS[-1]].stop)
         assert self._cards.stop - self._cards.start == sum(
@@ -207,8 +217,8 @@ class ObservationWriter:
         groups += [card_bytes[a] for _, a in recent]
         raw = np.frombuffer(b"".join(groups), np.uint8)
         start = self._cards.start
-        rows = out[start : start + raw.size * DEPTH].view(np.complex128)
-        _THERMO_ROWS.take(raw, out=rows)
+        rows = out[start : start + raw.size * self._depth].view(self._row_item)
+        self._rows.take(raw, out=rows)
 
         ones = [
             at["phase"] + state.phase,

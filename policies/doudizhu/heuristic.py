@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from envs.doudizhu.cards import BLACK_JOKER, TWO, counts, parse
+from envs.doudizhu.cards import BLACK_JOKER, TWO, counts
 from envs.core.checks import as_int_in
 from envs.doudizhu.catalog import Kind
 from envs.doudizhu.engine import DoudizhuGame
@@ -130,8 +130,24 @@ class MediumPlayer(DoudizhuBot):
         first = self.declare(view, legal)
         if first is not None:
             return [first] + [a for a in legal if a != first]
-        scores = self.scores(view, legal)
-        return sorted(legal, key=lambda a: (-scores[a], a))
+        candidates = self.worth_scoring(legal)
+        scores = self.scores(view, candidates)
+        best = sorted(candidates, key=lambda a: (-scores[a], a))
+        if len(candidates) < len(legal):
+            scored = set(candidates)
+            best += [a for a in legal if a not in scored]
+        return best
+
+    def worth_scoring(self, legal: list[int]) -> list[int]:
+        """The moves worth scoring: every legal move with one pack; with two packs (where a
+        33-card hand has thousands of plays and its plays are estimated) one play per shape,
+        the one with the weakest kickers (the lowest id), the others ranked after them."""
+        if self.evaluator.exact:
+            return legal
+        first: dict = {}
+        for a in sorted(legal):
+            first.setdefault(self.cat.readings[a][:1], a)
+        return list(first.values())
 
     def scores(self, view, legal: list[int]) -> dict[int, float]:
         self._require_game()
@@ -139,19 +155,20 @@ class MediumPlayer(DoudizhuBot):
         cat = self.cat
         ev = self.evaluator
         seat = view["seat"]
-        hand = parse(view["hand"])
+        hand = self.game.setup.parse(view["hand"])
         landlord = view["landlord"]
         peasant = view["role"] == PEASANT
-        partner = next(s for s in range(len(view["cards_left"])) if s not in (seat, landlord)) if peasant else None
         left = view["cards_left"]
+        partners = [s for s in range(len(left)) if s not in (seat, landlord)] if peasant else []
         leading = view["pile"] is None
         pile_owner = view["pile_owner"]
         pile_kind = None if leading else self.kind[cat.action_from_str(view["pile"])]
-        partner_pile = peasant and pile_owner == partner
+        partner_pile = peasant and pile_owner in partners
         opponents = [landlord] if peasant else [o for o in range(len(left)) if o != seat]
         # an opponent about to go out: Normal watches the landlord, Hard every opponent
         landlord_last = (peasant or self.block_any) and min(left[o] for o in opponents) <= BLOCK_CARDS
-        feed = peasant and leading and left[partner] <= FEED_CARDS
+        partner_left = min((left[p] for p in partners), default=0)
+        feed = peasant and leading and partner_left <= FEED_CARDS
         now = ev.min_plays(hand)
         out = {}
         for a in legal:
@@ -180,7 +197,7 @@ class MediumPlayer(DoudizhuBot):
                 score -= w.partner
             if landlord_last and leading and self.kind[a] == Kind.SINGLE and not self.safe_single(view, a):
                 score -= w.block
-            if feed and self.kind[a] in (Kind.SINGLE, Kind.PAIR) and cat.num_cards[a] <= left[partner]:
+            if feed and self.kind[a] in (Kind.SINGLE, Kind.PAIR) and cat.num_cards[a] <= partner_left:
                 score += w.feed - w.rank * self.main[a]
             out[a] = score + self.extra(view, a, rest, need)
         return out
@@ -223,7 +240,7 @@ class HardPlayer(MediumPlayer):
 
     def unbeatable(self, view, action: int) -> bool:
         """No play made of the cards this seat has not seen beats ``action``."""
-        unseen = parse(view["unseen"])
+        unseen = self.game.setup.parse(view["unseen"])
         return not self.moves.replies(unseen, action)
 
 

@@ -19,7 +19,8 @@ from typing import Any
 import numpy as np
 
 from envs.doudizhu.bidding import CLASSIC, PASS_CODE, ROB
-from envs.doudizhu.cards import BLACK_JOKER, NUM_RANKS, PHYSICAL_RANK, RANKS, RED_JOKER, counts
+from envs.doudizhu.cards import (BLACK_JOKER, NUM_RANKS, PACK_SIZE, PACKS_MAX, RANKS, RED_JOKER,
+                                 card_rank, counts)
 from envs.doudizhu.catalog import CatalogError, Kind
 from envs.doudizhu.config import DoudizhuConfig
 from envs.doudizhu.deal import kitty_owner
@@ -49,16 +50,19 @@ SHOW_LABELS = ("Show my hand (×2)", "Keep it hidden")
 
 
 def card_object(index: int) -> dict[str, Any]:
-    rank = PHYSICAL_RANK[index]
+    """The page's card ``index`` (0..53 the first pack, 54..107 the second)."""
+    rank = card_rank(index)
     if rank == BLACK_JOKER:
         return {"id": index, "text": "BJ", "rank": "B", "suit": None}
     if rank == RED_JOKER:
         return {"id": index, "text": "RJ", "rank": "R", "suit": None}
-    suit = SUIT_LETTERS[index % len(SUIT_LETTERS)]
+    suit = SUIT_LETTERS[index % PACK_SIZE % len(SUIT_LETTERS)]
     return {"id": index, "text": RANKS[rank] + suit, "rank": RANKS[rank], "suit": suit}
 
 
-CARD_OBJECTS = tuple(card_object(i) for i in range(len(PHYSICAL_RANK)))
+CARD_OBJECTS = tuple(card_object(i) for i in range(PACKS_MAX * PACK_SIZE))
+RANK_OF = tuple(card["rank"] for card in CARD_OBJECTS)
+"""the rank letter of each physical card"""
 
 
 def make_config(players: int = 3, rules: dict[str, Any] | None = None) -> DoudizhuConfig:
@@ -200,7 +204,7 @@ class DoudizhuTable(EngineTable):
         need = list(counts(self.cat.cards[action]))
         out = []
         for i in self.held[seat]:
-            r = PHYSICAL_RANK[i]
+            r = card_rank(i)
             if need[r]:
                 need[r] -= 1
                 out.append(i)
@@ -265,7 +269,7 @@ class DoudizhuTable(EngineTable):
             raise ValueError("the cards named are not all in this seat's hand")
         got = [0] * NUM_RANKS
         for i in cards:
-            got[PHYSICAL_RANK[i]] += 1
+            got[card_rank(i)] += 1
         if bytes(got) != counts(cat.cards[action]):
             raise ValueError(f"the cards named are not the cards of {cat.action_to_str(action)!r}")
         return sorted(cards)
@@ -372,6 +376,7 @@ class DoudizhuTable(EngineTable):
                 "landlord": st.landlord if st.landlord >= 0 else None,
                 "bid": st.bid or st.high_bid,
                 "kitty": [CARD_OBJECTS[i] for i in self.kitty_ids] if st.landlord >= 0 else None,
+                "kitty_size": len(self.kitty_ids),
                 "bombs": st.bombs,
                 "robs": st.robs,
                 "shown_hand": ([CARD_OBJECTS[i] for i in self.held[st.landlord]] if st.shown
@@ -436,7 +441,7 @@ class DoudizhuTable(EngineTable):
             return checked(ids, None, [], "it is the bidding: bid or pass")
         if st.phase == Phase.SHOW:
             return checked(ids, None, [], "the landlord first shows its hand or keeps it hidden")
-        text = "".join(RANKS[PHYSICAL_RANK[i]] for i in ids)
+        text = "".join(RANK_OF[i] for i in ids)
         try:
             action = self.cat.action_from_str(text)
         except CatalogError:

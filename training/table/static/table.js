@@ -281,7 +281,8 @@ function renderPile(st, h) {
     kitty.replaceChildren(el("span", {}, "Kitty"), cardRow(d.kitty, { small: true }));
     kitty.hidden = false;
   } else if (d && st.phase === "bidding") {
-    kitty.replaceChildren(el("span", {}, "Kitty"), el("span", { class: "card-row", role: "img", "aria-label": "3 cards face down" }, cardBack({ small: true }), cardBack({ small: true }), cardBack({ small: true })));
+    const backs = Array.from({ length: d.kitty_size || 3 }, () => cardBack({ small: true }));
+    kitty.replaceChildren(el("span", {}, "Kitty"), el("span", { class: "card-row", role: "img", "aria-label": `${backs.length} cards face down` }, ...backs));
     kitty.hidden = false;
   } else kitty.hidden = true;
   const shown = $("#shown-hand");
