@@ -162,14 +162,22 @@ project (the variants are house rules whose details vary from table to table), w
   landlord wins or loses three times the round's value. Agents `player_0..3`; 81,294 actions
   (segments as above, longer); card thermometers are (15, 8) and every per-seat field has 4
   rows (observation (3367,)); deal codes start `DDZ4-`.
+* `laizi=True`, wild cards (three players). Rulings: a rank 3..2 drawn with each deal is
+  wild and known to all before the bidding (`view()["wild"]`, the observation's `wild`; a
+  deal code carries it, and set-up positions take `"wild": "7"`); a wild card stands for any
+  card 3..2 (never a joker) or for itself; a play is written as it reads, and the hand's own
+  cards go first, wild cards only for what it lacks; a bomb with a wild card standing in is
+  soft: rocket > the four wild cards > hard bombs > soft bombs > other plays, and every bomb
+  doubles. The actions are those of the classic game; `played` counts the cards as they are,
+  `pile_wilds` (1,) follows `wild` (13,) at the end of the observation.
 
 ## Arguments
 
 `doudizhu_v1.env(render_mode=None, reward="score", max_redeals=16, history_length=15,
-players=3, bidding="bid", open_hand=False, illegal_reward=-1.0)`; `raw_env` takes the same and
-skips the order-enforcing wrapper. `history_length` is 1..154 (the most steps a deal's play can
-have; 1..417 with four players); a value of the wrong type is a `TypeError`, one out of range
-a `ValueError`, each naming the argument.
+players=3, bidding="bid", open_hand=False, laizi=False, illegal_reward=-1.0)`; `raw_env` takes
+the same and skips the order-enforcing wrapper. `history_length` is 1..154 (the most steps a
+deal's play can have; 1..417 with four players); a value of the wrong type is a `TypeError`,
+one out of range a `ValueError`, each naming the argument.
 
 ## Version history
 
@@ -177,7 +185,7 @@ a `ValueError`, each naming the argument.
 * v0, revised: the deal code left `view()` and `infos` during play (it decoded into every
   hand); it is `result["deal"]` once the deal is over. Actions, seats, seeds and options are
   checked, not converted (`step(1.9)`, `view(1.7)` are `TypeError`s).
-* v1: the variants (rob the landlord, open hand, four players). The observation gains the `variant` field (so a
+* v1: the variants (rob the landlord, open hand, four players, laizi). The observation gains the `variant` field (so a
   v0 model does not load); a bomb's reading has its number of cards as length; the action
   features gain the columns of the variants' moves. The default game plays exactly as v0:
   the same ids, legal moves, rewards and deal codes.
@@ -211,11 +219,12 @@ class raw_env(CardGameEnv):  # noqa: N801 (PettingZoo's name)
         players: int = DoudizhuConfig.players,
         bidding: str = DoudizhuConfig.bidding,
         open_hand: bool = DoudizhuConfig.open_hand,
+        laizi: bool = DoudizhuConfig.laizi,
         illegal_reward: float = -1.0,
     ):
         config = DoudizhuConfig(
             reward=reward, max_redeals=max_redeals, history_length=history_length,
-            players=players, bidding=bidding, open_hand=open_hand,
+            players=players, bidding=bidding, open_hand=open_hand, laizi=laizi,
         )
         super().__init__(
             DoudizhuGame(config),
@@ -229,6 +238,7 @@ class raw_env(CardGameEnv):  # noqa: N801 (PettingZoo's name)
                 "players": players,
                 "bidding": bidding,
                 "open_hand": open_hand,
+                "laizi": laizi,
                 "illegal_reward": illegal_reward,
             },
         )

@@ -12,10 +12,12 @@ VARIANTS = {
     "rob_open": {"bidding": "rob", "open_hand": True},
     "four": {"players": 4},
     "four_rob_open": {"players": 4, "bidding": "rob", "open_hand": True},
+    "laizi": {"laizi": True},
+    "laizi_rob_open": {"laizi": True, "bidding": "rob", "open_hand": True},
 }
 """name -> DoudizhuConfig options"""
 PLAYOUTS = {"classic": 3000, "rob": 1000, "open_hand": 1000, "rob_open": 300, "four": 300,
-            "four_rob_open": 100}
+            "four_rob_open": 100, "laizi": 400, "laizi_rob_open": 100}
 """random games of the invariant harness per variant (the classic game gets the most)"""
 
 

@@ -10,6 +10,7 @@ import pytest
 
 from envs import doudizhu_v1
 from envs.core.aec import turns
+from envs.doudizhu import laizi
 from envs.doudizhu.cards import NUM_RANKS, counts
 from envs.doudizhu.engine import DoudizhuConfig, DoudizhuGame, Phase
 
@@ -50,10 +51,24 @@ def brute_force_legal(state, plays=None) -> set[int]:
     if state.phase == Phase.SHOW:
         return {cat.action_from_str("show"), cat.action_from_str("hide")}
     ids, rows = plays or play_counts(cat)
-    hand = np.frombuffer(counts(state.hands[state.current_player]), np.uint8)
-    held = ids[np.all(rows <= hand, axis=1)]
+    packed = state.hands[state.current_player]
+    hand = np.frombuffer(counts(packed), np.uint8)
+    if state.wild < 0:
+        held = ids[np.all(rows <= hand, axis=1)]
+    else:
+        # laizi: the cards lacking of the ranks 3..2 (the wild rank's own cards are the wild
+        # ones) at most the wild cards; jokers only as themselves
+        natural = hand[:13].astype(int)
+        natural[state.wild] = 0
+        short = np.clip(rows[:, :13].astype(int) - natural, 0, None).sum(axis=1)
+        held = ids[(short <= hand[state.wild]) & np.all(rows[:, 13:] <= hand[13:], axis=1)]
     if state.pile < 0:
         return {int(a) for a in held}
+    if state.pile_power >= 0:  # laizi, a bomb on the pile: the tiers decide
+        tier = [laizi.bomb_tier(cat, int(a), state.wild,
+                                laizi.substitutes(packed, state.wild, cat.cards[int(a)]))
+                for a in held]
+        return {cat.PASS} | {int(a) for a, t in zip(held, tier) if t > state.pile_power}
     return {cat.PASS} | {int(a) for a in held if cat.beats(int(a), state.pile)}
 
 

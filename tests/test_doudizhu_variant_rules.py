@@ -3,12 +3,14 @@ rulings of docs/rules.md, Dou Dizhu: Variants)."""
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 
 from envs.core.game import IllegalActionError
-from envs.doudizhu import DoudizhuConfig, DoudizhuGame, Phase
-from envs.doudizhu.cards import format_cards, parse, size
+from envs.doudizhu import DoudizhuConfig, DoudizhuGame, Phase, laizi
+from envs.doudizhu.cards import RANKS, UNIT, counts, format_cards, parse, size
 
 ROB = DoudizhuGame(DoudizhuConfig(bidding="rob"))
 
@@ -226,3 +228,114 @@ def test_four_players_deal_score_and_codes():
     sign = 1 if r["outcome"] == "landlord" else -1
     assert r["points"][2] == -3 * r["points"][0] == 3 * sign * r["round_points"]
     assert sum(r["points"]) == 0
+
+
+# -- laizi ------------------------------------------------------------------------------------
+
+LAIZI = DoudizhuGame(DoudizhuConfig(laizi=True))
+WILD_MOVES = LAIZI.wild_moves
+LAIZI_CAT = LAIZI.catalog
+
+LAIZI_CASES = [
+    # (hand, wild rank, pile's hand, pile, play, legal); the pile's hand says which cards made it
+    ("3377", "7", None, None, "3333", True),  # two wild 7s stand in for two 3s: a soft bomb
+    ("3377", "7", None, None, "7777", False),  # only two 7s
+    ("7777", "7", None, None, "7777", True),  # the four wild cards: the wild bomb
+    ("337", "7", None, None, "333", True),
+    ("37", "7", None, None, "33", True),
+    ("37", "7", None, None, "BR", False),  # a wild card never stands in for a joker
+    ("B7", "7", None, None, "BR", False),
+    ("345677", "7", None, None, "345678", True),  # one 7 is itself, the other the 8
+    ("3456TJ77", "7", None, None, "3456789TJ", False),  # a 7, an 8 and a 9 lack: 3 > 2 wilds
+    ("33344477", "7", None, None, "33344455", True),  # the wilds as the kickers 5, 5
+    ("A7", "7", "KK", "KK", "AA", True),  # a wild card makes up the pair
+    ("6677", "7", "5555", "5555", "6666", False),  # a soft bomb is below every hard bomb
+    ("6677", "7", "5577", "5555", "6666", True),  # soft against soft: the rank decides
+    ("3333", "7", "5577", "5555", "3333", True),  # hard beats soft, whatever the ranks
+    ("7777", "7", "2222", "2222", "7777", True),  # the wild bomb beats every hard bomb
+    ("BR", "7", "7777", "7777", "BR", True),  # and the rocket beats the wild bomb
+    ("3377", "7", "22", "22", "3333", True),  # a soft bomb still beats any other play
+    ("55557", "7", "4444", "4444", "5555", True),  # played hard: the hand holds four 5s
+]
+
+
+@pytest.mark.parametrize("hand, wild, pile_hand, pile, play, legal", LAIZI_CASES,
+                         ids=[f"{c[4]}/{c[3]}/wild{c[1]}" for c in LAIZI_CASES])
+def test_laizi_rule_case(hand, wild, pile_hand, pile, play, legal):
+    w = RANKS.index(wild)
+    cards = parse(hand)
+    action = LAIZI_CAT.action_from_str(play)
+    if pile is None:
+        assert (action in WILD_MOVES.lead(cards, w)) == legal
+        return
+    pile_action = LAIZI_CAT.action_from_str(pile)
+    subs = laizi.substitutes(parse(pile_hand), w, parse(pile))
+    power = laizi.bomb_tier(LAIZI_CAT, pile_action, w, subs)
+    assert (action in WILD_MOVES.replies(cards, w, pile_action, power)) == legal
+
+
+@pytest.mark.parametrize("hand, play, given", [
+    ("3377", "3333", "3377"),  # the two 3s, then two wild cards
+    ("55557", "5", "5"),  # the hand's own 5 goes first (the wild card stays)
+    ("345677", "345678", "345677"),
+    ("33344477", "33344455", "33344477"),
+])
+def test_laizi_takes_the_hands_own_cards_first(hand, play, given):
+    assert laizi.taken(parse(hand), RANKS.index("7"), parse(play)) == parse(given)
+
+
+def test_laizi_plays_are_those_of_the_wild_cards_standing_for_any_rank():
+    """Independently of the scan: the plays a hand can lead are those the ordinary generator
+    finds in some hand where each wild card became a card of some rank 3..2."""
+    rng = np.random.default_rng(5)
+    for _ in range(40):
+        state = LAIZI.new_state(rng)
+        wild = state.wild
+        hand = state.hands[0]
+        natural = list(counts(hand))
+        wilds = natural[wild]
+        natural[wild] = 0
+        if wilds > 2:
+            continue
+        union = set()
+        for ranks in itertools.combinations_with_replacement(range(13), wilds):
+            virtual = natural[:]
+            for r in ranks:
+                virtual[r] += 1
+            if max(virtual) <= 4:
+                union |= set(LAIZI.moves.lead(sum(c * UNIT[r] for r, c in enumerate(virtual))))
+        assert set(WILD_MOVES.lead(hand, wild)) == union
+
+
+def test_laizi_deals_show_and_carry_the_wild_rank():
+    base = LAIZI.new_state(rng(3))
+    options = {"hands": [format_cards(h) for h in base.hands], "kitty": format_cards(base.kitty),
+               "wild": "9"}  # set-up positions name the wild rank
+    state = LAIZI.new_state(rng(), options)
+    assert state.wild == RANKS.index("9")
+    assert all(state.view(s)["wild"] == "9" for s in range(3))
+    obs = LAIZI.layout.split(LAIZI.observe(state, 1))
+    assert obs["wild"].argmax() == RANKS.index("9") and obs["wild"].sum() == 1
+    replay = LAIZI.new_state(rng(8), {"deal": state.deal_code})
+    assert replay.wild == state.wild  # the deal code carries it
+    with pytest.raises(ValueError, match="wild"):
+        LAIZI.new_state(rng(), {**options, "wild": "B"})
+    with pytest.raises(ValueError, match="laizi"):
+        DoudizhuGame().new_state(rng(), options)
+    with pytest.raises(ValueError, match="three players"):
+        DoudizhuConfig(laizi=True, players=4)
+
+
+def test_a_soft_bomb_shows_its_wild_cards_and_doubles():
+    # wild 7: seat 0 (landlord) plays 3377 as 3333, a soft bomb: two wild cards stand in
+    landlord = "33778899TTJJQQKKA"
+    rest = format_cards(LAIZI.setup.full_deck - parse(landlord) - parse("2BR"))
+    state = LAIZI.new_state(rng(), {
+        "hands": [landlord + "2BR", rest[0::2], rest[1::2]], "kitty": "2BR",
+        "landlord": 0, "bid": 1, "wild": "7"})
+    play(state, "3333")
+    assert state.pile_subs == 2 and state.bombs == 1 and state.multiplier == 2
+    view = state.view(1)
+    assert view["pile"] == "3333" and view["pile_wilds"] == 2
+    assert view["played"][0] == "3377"  # the cards as they are
+    assert LAIZI.layout.split(LAIZI.observe(state, 1))["pile_wilds"][0] == 0.5

@@ -119,3 +119,28 @@ def test_four_players(new_page, table_server):
     expect(dialog).to_be_visible()
     # four hands on the result card (three peasants)
     expect(dialog.get_by_role("row")).to_have_count(1 + 4)
+
+
+def test_laizi(new_page, table_server):
+    page = new_page()
+    start_game(page, table_server, "Dou Dizhu", "Easy", rules={"Laizi": True})
+    # the wild rank shows on the table, and its cards are marked in the hand
+    badge = table(page).get_by_role("status", name=re.compile(r"^Wild cards: the \w+s$"))
+    expect(badge).to_be_visible()
+    rank = badge.get_attribute("aria-label").split("the ")[1][:-1]
+    hand = table(page).get_by_role("toolbar", name=re.compile(r"^Your hand"))
+    wild = hand.get_by_role("button", name=re.compile(r"\(wild\)"))
+    for label in (b.get_attribute("aria-label") for b in wild.all()):
+        assert label.startswith(("10" if rank == "10" else rank) + " ") or rank in label
+
+    def bid(panel) -> bool:
+        for name in ("Bid 3", "Don't bid"):
+            button = panel.get_by_role("button", name=name, exact=True)
+            if button.count():
+                button.click()
+                expect(button).to_have_count(0)
+                return True
+        return False
+
+    play_out(page, bid)
+    expect(result_dialog(page)).to_be_visible()

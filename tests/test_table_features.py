@@ -222,7 +222,8 @@ def test_a_cpu_past_its_thinking_limit_plays_a_random_legal_move(tmp_path, monke
 
 
 @pytest.mark.parametrize("players, rules", [(3, {"rob": True}), (3, {"open_hand": True}),
-                                            (4, {}), (4, {"rob": True, "open_hand": True})])
+                                            (4, {}), (4, {"rob": True, "open_hand": True}),
+                                            (3, {"laizi": True})])
 def test_doudizhu_variant_rooms_play_whole_deals(tmp_path, players, rules):
     """A room with a variant switched on (the lobby's switches come from the hello): the
     bidding buttons and events name the variant's moves, and deals are played to the end."""
@@ -236,6 +237,7 @@ def test_doudizhu_variant_rooms_play_whole_deals(tmp_path, players, rules):
         st = client.state
         assert len(st["seats"]) == players and len(st["hand"]) == {3: 17, 4: 25}[players]
         assert st["doudizhu"]["kitty_size"] == {3: 3, 4: 8}[players]
+        assert (st["doudizhu"]["wild"] is not None) == bool(rules.get("laizi"))
         choose = random_chooser(5)
         bids = set()
         while not client.state.get("result"):
@@ -252,6 +254,14 @@ def test_doudizhu_variant_rooms_play_whole_deals(tmp_path, players, rules):
             if result["outcome"] != "no bid":
                 robs = [m for m in result["multipliers"] if m["name"] == "rob"]
                 assert len(robs) == result["robs"]
+        if rules.get("laizi"):
+            # every play took cards of the ranks it gives: its own, then wild cards
+            wild = client.state["doudizhu"]["wild"]
+            for e in (e for f in client.frames if f.get("type") == "state"
+                      for e in f["events"] if e["type"] == "play"):
+                lacking = sum(max(e["text"].count(r) - [c["rank"] for c in e["cards"]].count(r), 0)
+                              for r in "3456789TJQKA2" if r != wild)
+                assert [c["rank"] for c in e["cards"]].count(wild) >= lacking
         if rules.get("open_hand") and result["outcome"] != "no bid":
             shows = [e for f in client.frames if f.get("type") == "state"
                      for e in f["events"] if e["type"] == "show"]

@@ -28,6 +28,7 @@ VARIANT_MATCHES = [
     ("doudizhu", 3, "cpu", 2, {"rob": True, "open_hand": True}),
     ("doudizhu", 4, "cpu", 1, {}),
     ("doudizhu", 4, "local", 1, {"open_hand": True}),
+    ("doudizhu", 3, "cpu", 1, {"laizi": True}),
 ]
 
 

@@ -219,6 +219,7 @@ def duel_options(game_obj, code: str) -> dict[str, Any]:
         "landlord": 0,
         "bid": 1,
         "first_bidder": 0,
+        **game_obj.variant_options(state),
     }
 
 

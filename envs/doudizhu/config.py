@@ -8,6 +8,8 @@ docs/rules.md):
 * ``open_hand=True``: the landlord may play with its hand shown to every seat, which doubles
   the round.
 * ``players=4``: two packs, one landlord against three peasants, bombs of 4 to 8 cards.
+* ``laizi=True`` (three players): the four cards of a rank drawn with each deal are wild
+  (:mod:`envs.doudizhu.laizi`).
 """
 
 from __future__ import annotations
@@ -96,8 +98,9 @@ class DoudizhuConfig:
             raise ValueError(f"bidding {self.bidding!r} is not one of {BID_STYLES}")
         for name in ("open_hand", "laizi"):
             object.__setattr__(self, name, as_bool(getattr(self, name), name))
-        if self.laizi:
-            raise ValueError("laizi is not available in this version")
+        if self.laizi and players != THREE.players:
+            raise ValueError("laizi is played by three players with one pack, not players="
+                             f"{players}")
         # a history longer than the longest deal's play would never fill
         longest = max_play_steps(self.setup)
         object.__setattr__(self, "history_length",

@@ -34,6 +34,9 @@ The variants (:class:`~envs.doudizhu.config.DoudizhuConfig`, rulings in docs/rul
 * ``players=4``: two packs (:func:`~envs.doudizhu.cards.setup_for`), 25 cards each and 8 in
   the kitty, one landlord against three peasants; bombs of 4 to 8 cards, the rocket of four
   jokers (the catalog of :mod:`envs.doudizhu.catalog`); the landlord scores three times.
+* ``laizi`` (:mod:`envs.doudizhu.laizi`): the rank ``state.wild`` (the deal seed modulo 13,
+  so the deal code carries it) is wild; a play takes the hand's own cards first and wild
+  cards for the rest; soft bombs rank below hard ones (``pile_power``, ``pile_subs``).
 
 Seats are fixed; *landlord* and *peasant* are roles decided by bidding.
 """
@@ -49,7 +52,8 @@ import numpy as np
 from ..core.checks import as_action, as_options
 from ..core.game import IllegalActionError
 from .bidding import CLASSIC, NOT_YET, NUM_BIDS, PASS_CODE, ROB_BID, Outcome, auction_for
-from .cards import UNIT, contains, format_cards, size
+from . import laizi
+from .cards import NUMBER_RANKS, RANKS, UNIT, contains, format_cards, size
 from .catalog import Catalog, get_catalog
 from .config import DoudizhuConfig, Phase, max_bombs, max_play_steps
 from .deal import (
@@ -68,7 +72,7 @@ from .moves import MoveGenerator
 
 MAX_BOMBS = max_bombs(DoudizhuConfig().setup)
 """Most bombs and rockets in one deal of the three-player game."""
-_OPTION_KEYS = {"deal", "hands", "kitty", "first_bidder", "landlord", "bid"}
+_OPTION_KEYS = {"deal", "hands", "kitty", "first_bidder", "landlord", "bid", "wild"}
 
 
 def role_name(state: DoudizhuState, seat: int) -> str:
@@ -100,12 +104,15 @@ class DoudizhuState:
         "robs",
         "rob_seats",
         "shown",
+        "wild",
         "landlord",
         "bid",
         "played",
         "plays_made",
         "pile",
         "pile_owner",
+        "pile_power",
+        "pile_subs",
         "passes",
         "trick",
         "history",
@@ -139,6 +146,7 @@ class DoudizhuState:
         self.kitty = groups[kitty_seat]
         self.first_bidder = first_bidder
         self.seed = seed
+        self.wild = seed % NUMBER_RANKS if self.game.config.laizi else -1
         self.phase = Phase.BIDDING
         self.current_player = first_bidder
         self.terminal = False
@@ -156,6 +164,8 @@ class DoudizhuState:
         self.plays_made = [0] * players
         self.pile = -1
         self.pile_owner = -1
+        self.pile_power = -1
+        self.pile_subs = 0
         self.passes = 0
         self.trick = [-1] * players
         self.history: list[tuple[int, int]] = []
@@ -190,12 +200,15 @@ class DoudizhuState:
         new.robs = self.robs
         new.rob_seats = self.rob_seats
         new.shown = self.shown
+        new.wild = self.wild
         new.landlord = self.landlord
         new.bid = self.bid
         new.played = self.played[:]
         new.plays_made = self.plays_made[:]
         new.pile = self.pile
         new.pile_owner = self.pile_owner
+        new.pile_power = self.pile_power
+        new.pile_subs = self.pile_subs
         new.passes = self.passes
         new.trick = self.trick[:]
         new.history = self.history[:]
@@ -249,9 +262,24 @@ class DoudizhuState:
             return self.pile >= 0
         if not cat.pass_segment.stop <= action < cat.num_actions:
             return False
-        if not contains(self.hands[self.current_player], cat.cards[action]):
+        hand = self.hands[self.current_player]
+        cards = cat.cards[action]
+        if self.wild >= 0:
+            return self._wild_legal(hand, action, cards)
+        if not contains(hand, cards):
             return False
         return self.pile < 0 or cat.beats(action, self.pile)
+
+    def _wild_legal(self, hand: int, action: int, cards: int) -> bool:
+        """Laizi: whether ``hand`` makes the play ``action`` and it beats the pile."""
+        if not laizi.holds(hand, self.wild, cards):
+            return False
+        if self.pile < 0:
+            return True
+        if self.pile_power < 0:
+            return self.game.catalog.beats(action, self.pile)
+        subs = laizi.substitutes(hand, self.wild, cards)
+        return laizi.bomb_tier(self.game.catalog, action, self.wild, subs) > self.pile_power
 
     def apply(self, action: int) -> list[float] | None:
         if type(action) is not int:
@@ -321,12 +349,19 @@ class DoudizhuState:
                 self.current_player = self.pile_owner
                 self.pile = -1
                 self.pile_owner = -1
+                self.pile_power = -1
+                self.pile_subs = 0
                 self.passes = 0
                 self.trick = [-1] * players
             else:
                 self.current_player = (seat + 1) % players
             return None
         cards = cat.cards[action]
+        if self.wild >= 0:
+            hand = self.hands[seat]
+            self.pile_subs = laizi.substitutes(hand, self.wild, cards)
+            self.pile_power = laizi.bomb_tier(cat, action, self.wild, self.pile_subs)
+            cards = laizi.taken(hand, self.wild, cards)
         self.hands[seat] -= cards
         self.played[seat] += cards
         self.plays_made[seat] += 1
@@ -402,7 +437,9 @@ class DoudizhuState:
             return f"{text!r}: bidding is over"
         if action == cat.PASS:
             return "'pass': the leader of a trick must play"
-        if not contains(self.hands[seat], cat.cards[action]):
+        hand = self.hands[seat]
+        if not (laizi.holds(hand, self.wild, cat.cards[action]) if self.wild >= 0
+                else contains(hand, cat.cards[action])):
             return f"{text!r}: seat {seat} does not hold those cards"
         return f"{text!r} does not beat the pile {cat.action_to_str(self.pile)!r}"
 
@@ -426,6 +463,8 @@ class DoudizhuGame:
         self.catalog: Catalog = get_catalog(setup.players, config.bidding, config.open_hand)
         self.auction = auction_for(config.bidding, setup.players, self.catalog.BID_PASS)
         self.moves = MoveGenerator(self.catalog)
+        self.wild_moves = laizi.WildMoves(self.catalog) if config.laizi else None
+        """laizi: the legal plays of hands with wild cards"""
         self.num_actions = self.catalog.num_actions
         self.max_bombs = max_bombs(setup)
         self.max_game_length = (setup.players * config.max_redeals + self.auction.max_turns
@@ -494,6 +533,8 @@ class DoudizhuGame:
         else:
             first = int(rng.integers(players))
         seed = int(rng.integers(0, SEED_LIMIT, dtype=np.uint64))
+        if "wild" in options:
+            seed = self._seed_with_wild(seed, options["wild"])
         state = DoudizhuState(self, owners_of(self.setup, hands + [kitty]), first, seed)
         if landlord is not None:
             state.bids[landlord] = bid
@@ -504,6 +545,29 @@ class DoudizhuGame:
             state._start_play(landlord, bid)
         return state
 
+    def _seed_with_wild(self, seed: int, wild: Any) -> int:
+        """``seed`` moved to the nearest one below whose deal has the wild rank ``wild``
+        (text such as ``"7"``; laizi only)."""
+        if not self.config.laizi:
+            raise DealError("'wild' is an option of the laizi game")
+        rank = RANKS.find(wild) if isinstance(wild, str) and len(wild) == 1 else -1
+        if not 0 <= rank < NUMBER_RANKS:
+            raise DealError(f"'wild' must be a rank 3..2 written as one character "
+                            f"({RANKS[:NUMBER_RANKS]}), got {wild!r}")
+        seed -= seed % NUMBER_RANKS - rank
+        return seed if seed < SEED_LIMIT else seed - NUMBER_RANKS
+
+    def cards_given(self, hand: int, action: int, wild: int = -1) -> int:
+        """The cards ``hand`` gives up to make the play ``action`` (packed): the play's cards,
+        or in laizi (``wild``: the wild rank) its own cards first and wild cards for the rest."""
+        cards = self.catalog.cards[action]
+        return laizi.taken(hand, wild, cards) if wild >= 0 else cards
+
+    def variant_options(self, state: DoudizhuState) -> dict[str, Any]:
+        """The reset options, beside the cards, that a set-up position of ``state``'s deal
+        needs to keep its variant facts (laizi: the wild rank)."""
+        return {"wild": RANKS[state.wild]} if state.wild >= 0 else {}
+
     def with_landlord(self, state: DoudizhuState, landlord: int, bid: int,
                       rng: np.random.Generator) -> DoudizhuState:
         """A state on the cards of ``state``'s deal in which bidding is skipped: ``landlord``
@@ -511,7 +575,8 @@ class DoudizhuGame:
         hands = [h + (state.kitty if s == landlord else 0) for s, h in enumerate(state.hands)]
         return self.new_state(rng, {"hands": [format_cards(h) for h in hands],
                                     "kitty": format_cards(state.kitty),
-                                    "landlord": landlord, "bid": bid})
+                                    "landlord": landlord, "bid": bid,
+                                    **self.variant_options(state)})
 
     # -- legal moves ---------------------------------------------------------------------------
 
@@ -524,6 +589,8 @@ class DoudizhuGame:
         if state.phase == Phase.SHOW:
             return tuple(self.catalog.show_segment)
         hand = state.hands[state.current_player]
+        if state.wild >= 0:
+            return self._wild_legal(state, hand)
         if state.pile < 0:
             legal = self._lead_cache.get(hand)
             if legal is None:
@@ -537,6 +604,22 @@ class DoudizhuGame:
             if len(self._reply_cache) >= self._CACHE_LIMIT:
                 self._reply_cache.clear()
             legal = self._reply_cache[key] = (self.catalog.PASS, *self.moves.replies(*key))
+        return legal
+
+    def _wild_legal(self, state: DoudizhuState, hand: int) -> tuple[int, ...]:
+        """Laizi: the legal ids of ``hand`` (cached by hand, wild rank and pile)."""
+        key = (hand, state.wild, state.pile, state.pile_power)
+        legal = self._reply_cache.get(key)
+        if legal is None:
+            if len(self._reply_cache) >= self._CACHE_LIMIT:
+                self._reply_cache.clear()
+            moves = self.wild_moves
+            if state.pile < 0:
+                legal = tuple(moves.lead(hand, state.wild))
+            else:
+                replies = moves.replies(hand, state.wild, state.pile, state.pile_power)
+                legal = (self.catalog.PASS, *replies)
+            self._reply_cache[key] = legal
         return legal
 
     def from_view(self, view: dict[str, Any], hands: list[int]) -> DoudizhuState:
@@ -577,6 +660,7 @@ class DoudizhuGame:
         state.robs = view["robs"]
         state.rob_seats = 0
         state.shown = view["shown_hand"] is not None
+        state.wild = -1 if view["wild"] is None else RANKS.index(view["wild"])
         state.played = [setup.parse(p) for p in view["played"]]
         plays = [0] * players
         for seat, text in view["history"]:
@@ -586,6 +670,9 @@ class DoudizhuGame:
         state.pile = -1 if view["pile"] is None else cat.action_from_str(view["pile"])
         state.pile_owner = -1 if view["pile_owner"] is None else view["pile_owner"]
         state.trick = [-1 if t is None else cat.action_from_str(t) for t in view["trick"]]
+        state.pile_subs = view["pile_wilds"]
+        state.pile_power = (-1 if state.pile < 0 or state.wild < 0
+                            else laizi.bomb_tier(cat, state.pile, state.wild, state.pile_subs))
         passes = 0
         if state.pile >= 0:
             for _seat, text in reversed(view["history"]):
@@ -652,7 +739,9 @@ class DoudizhuGame:
         and ``bid`` (None/0 while bidding), ``kitty`` (text once public, else None),
         ``cards_left`` and ``played`` (per seat), ``unseen`` (cards neither in the hand nor
         played: the card counter), ``pile`` and ``pile_owner`` (None when leading),
-        ``trick`` (per seat, its latest action in this trick or None), ``history`` (list of
+        ``trick`` (per seat, its latest action in this trick or None), ``wild`` (laizi: the wild
+        rank, else None) and ``pile_wilds`` (laizi: wild cards standing in for another rank
+        in the pile), ``history`` (list of
         ``[seat, text]`` plays and passes of this deal), ``shown_hand`` (open hand: the
         landlord's cards once it showed them, else None), ``bombs``, ``multiplier`` (the round's
         doublings so far: ``2`` per bomb, rob and hand shown), ``redeals``, ``variants`` (the
@@ -684,6 +773,8 @@ class DoudizhuGame:
             "pile": cat.action_to_str(state.pile) if state.pile >= 0 else None,
             "pile_owner": state.pile_owner if state.pile >= 0 else None,
             "trick": [cat.action_to_str(a) if a >= 0 else None for a in state.trick],
+            "wild": RANKS[state.wild] if state.wild >= 0 else None,
+            "pile_wilds": state.pile_subs,
             "history": [[s, cat.action_to_str(a)] for s, a in state.history],
             "shown_hand": format_cards(state.hands[state.landlord]) if state.shown else None,
             "bombs": state.bombs,
@@ -706,6 +797,8 @@ class DoudizhuGame:
         head = f"Dou Dizhu [{state.phase.label}] deal {state.deal_code}"
         if state.redeals:
             head += f" (redeal {state.redeals})"
+        if state.wild >= 0:
+            head += f", wild {RANKS[state.wild]}"
         lines = [head]
         if state.landlord >= 0:
             base = self.config.base_points
@@ -727,7 +820,8 @@ class DoudizhuGame:
                 f"{format_cards(state.hands[s]) or '-'}{tag}{last}{arrow}"
             )
         if state.pile >= 0:
-            lines.append(f"pile: {cat.action_to_str(state.pile)} by player_{state.pile_owner}")
+            soft = f" ({state.pile_subs} wild)" if state.pile_subs else ""
+            lines.append(f"pile: {cat.action_to_str(state.pile)}{soft} by player_{state.pile_owner}")
         if state.result is not None:
             lines.append(f"result: {state.result}")
         return "\n".join(lines)

@@ -40,6 +40,10 @@ variant             (4,)            the variants on: rob, open hand, four player
 * ``open_hand``: ``phase`` is ``(4,)`` (its last entry: the landlord choosing to show its hand
   or not), ``shown_hand`` (15, 4) follows ``unseen`` (the landlord's cards once shown, else 0)
   and ``shown`` (1,) follows ``variant`` (1 once the landlord showed its hand).
+* ``laizi``: ``wild`` (13,) is the wild rank one-hot (3..2), and ``pile_wilds`` (1,) the wild
+  cards standing in for another rank in the pile / 4 (a bomb with any is soft). ``played``
+  and ``unseen`` count the cards as they are (a wild 7 played as a 5 is a 7 there); ``pile``,
+  ``trick`` and ``history`` show the plays as they read.
 """
 
 from __future__ import annotations
@@ -51,7 +55,7 @@ import numpy as np
 
 from ..core.layout import ObsLayout
 from .bidding import CLASSIC, NOT_YET, NUM_BIDS, PASS_CODE
-from .cards import COPIES, NUM_RANKS, THREE, size
+from .cards import COPIES, NUM_RANKS, NUMBER_RANKS, SUITS, THREE, size
 from .config import VARIANT_FLAGS, Phase
 
 if TYPE_CHECKING:
@@ -130,6 +134,8 @@ def build_layout(config) -> ObsLayout:
         fields.append(("robs", (1,)))
     if config.open_hand:
         fields.append(("shown", (1,)))
+    if config.laizi:
+        fields += [("wild", (NUMBER_RANKS,)), ("pile_wilds", (1,))]
     return ObsLayout(fields)
 
 
@@ -252,6 +258,9 @@ class ObservationWriter:
         out[at["bombs"]] = state.bombs / self._max_bombs
         if state.shown:
             out[at["shown"]] = 1.0
+        if state.wild >= 0:
+            out[at["wild"] + state.wild] = 1.0
+            out[at["pile_wilds"]] = state.pile_subs / SUITS
         return out
 
     def _rob_bids(self, state: DoudizhuState, rel: list[int]) -> list[int]:

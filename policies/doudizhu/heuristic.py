@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from envs.doudizhu.cards import BLACK_JOKER, TWO, counts
+from envs.doudizhu.cards import BLACK_JOKER, RANKS, TWO, counts
 from envs.core.checks import as_int_in
 from envs.doudizhu.catalog import Kind
 from envs.doudizhu.engine import DoudizhuGame
@@ -154,8 +154,10 @@ class MediumPlayer(DoudizhuBot):
         w = self.weights
         cat = self.cat
         ev = self.evaluator
+        game = self.game
         seat = view["seat"]
-        hand = self.game.setup.parse(view["hand"])
+        hand = game.setup.parse(view["hand"])
+        wild = RANKS.index(view["wild"]) if view.get("wild") else -1
         landlord = view["landlord"]
         peasant = view["role"] == PEASANT
         left = view["cards_left"]
@@ -180,7 +182,8 @@ class MediumPlayer(DoudizhuBot):
                     score -= w.block
                 out[a] = score
                 continue
-            rest = hand - cat.cards[a]
+            given = game.cards_given(hand, a, wild)
+            rest = hand - given
             if not rest:
                 out[a] = w.finish
                 continue
@@ -189,7 +192,9 @@ class MediumPlayer(DoudizhuBot):
             blocking = landlord_last and pile_kind == Kind.SINGLE
             sign = 1.0 if blocking else -1.0
             score = -w.plays * need + sign * w.rank * self.main[a]
-            if self.control[a] and not (near_end or blocking):
+            # laizi: a wild card spent is a high card spent
+            control = self.control[a] or (wild >= 0 and counts(given)[wild] > 0)
+            if control and not (near_end or blocking):
                 score -= w.control
             if self.bomb[a] and not near_end:
                 score -= w.bomb

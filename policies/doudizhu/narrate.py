@@ -21,7 +21,8 @@ class DoudizhuNarrator:
         self.game = game
 
     def opening(self, view: View, names: Sequence[str]) -> list[str]:
-        return [f"bidding: {does(names[view['to_move']], 'bid')} first"]
+        wild = f"; the {view['wild']}s are wild" if view.get("wild") else ""
+        return [f"bidding: {does(names[view['to_move']], 'bid')} first{wild}"]
 
     def narrate(self, before: View, after: View, mover: int, action: int,
                 names: Sequence[str]) -> list[str]:
@@ -46,6 +47,8 @@ class DoudizhuNarrator:
                          "landlord's hand hidden")
         if after["bombs"] > before["bombs"]:
             what = "the rocket" if action == cat.ROCKET else "a bomb"
+            if after.get("pile_wilds"):
+                what = f"a soft bomb ({plural(after['pile_wilds'], 'wild card')})"
             lines.append(f"{what}: the stake doubles (x{after['multiplier']})")
         if before["pile"] is not None and after["pile"] is None and after["to_move"] is not None:
             lines.append(f"two passes: {names[after['to_move']]} to lead")

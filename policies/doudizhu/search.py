@@ -132,8 +132,9 @@ class SearchPlayer(DeterminizedSearch, HardPlayer):
         first = self.declare(view, legal)
         if first is not None:
             return first
-        if not self.evaluator.exact:
-            # two packs: a playout of a 33-card deal costs seconds; Hard's own choice stands
+        if not self.evaluator.exact or view.get("wild"):
+            # two packs, or wild cards: a playout costs seconds (33-card hands; a scan of the
+            # catalog for each move); Hard's own choice stands
             return self.ranked(view, legal)[0]
         if len(legal) == 1:
             return legal[0]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from envs.doudizhu import laizi
 from envs.doudizhu.bidding import CLASSIC
 from envs.doudizhu.cards import RANK_INDEX, contains
 from envs.doudizhu.catalog import Kind
@@ -52,6 +53,9 @@ class DoudizhuTalk(DoudizhuNarrator):
                     f"{'you' if s == seat else f'p{s}'}: {m}" for s, m in recent
                 )
             )
+        if view.get("wild"):
+            lines.append(f"  wild: every {view['wild']} stands for any card 3..2 "
+                         "(a bomb with one is soft)")
         if view.get("shown_hand") is not None:
             lines.append(f"  the landlord's hand (shown): {view['shown_hand']}")
         if view["phase"] == "bidding":
@@ -63,7 +67,8 @@ class DoudizhuTalk(DoudizhuNarrator):
         elif view["pile"] is None:
             lines.append("  pile: empty - you lead" if view["to_move"] == seat else "  pile: empty")
         else:
-            lines.append(f"  pile: {view['pile']} (by player_{view['pile_owner']})")
+            wilds = f", {plural(view['pile_wilds'], 'wild card')}" if view.get("pile_wilds") else ""
+            lines.append(f"  pile: {view['pile']} (by player_{view['pile_owner']}{wilds})")
         lines.append(f"  unseen: {view['unseen']}")
         lines.append(f"  your hand: {view['hand']}")
         return "\n".join(lines)
@@ -115,6 +120,14 @@ class DoudizhuTalk(DoudizhuNarrator):
             return "the bidding is over: play cards or pass"
         if action == cat.PASS:
             return "you lead: you cannot pass"
-        if not contains(self.game.setup.parse(view["hand"]), cat.cards[action]):
-            return f"you do not hold {text} (your hand: {view['hand']})"
-        return f"{text} ({cat.describe(action)}) does not beat {view['pile']} ({cat.describe(cat.action_from_str(view['pile']))})"
+        hand = self.game.setup.parse(view["hand"])
+        wild = view.get("wild")
+        if not (laizi.holds(hand, RANK_INDEX[wild], cat.cards[action]) if wild
+                else contains(hand, cat.cards[action])):
+            spare = f" with the wild {wild}s" if wild else ""
+            return f"you do not hold {text}{spare} (your hand: {view['hand']})"
+        pile = cat.action_from_str(view["pile"])
+        if wild and view["pile_wilds"] and cat.bomb_power[pile] >= 0:
+            return (f"{text} does not beat the soft bomb {view['pile']}: only a higher soft "
+                    "bomb, a hard bomb, the wild bomb or the rocket does")
+        return f"{text} ({cat.describe(action)}) does not beat {view['pile']} ({cat.describe(pile)})"

@@ -7,7 +7,8 @@ deal" plays the same cards again unscored; undo (against the computer) rebuilds 
 from its code and the moves before that person's previous decision.
 
 The variants are the room's rule switches (:data:`RULES`): ``rob`` (call and rob the
-landlord) and ``open_hand`` (the landlord may play with its hand shown to all).
+landlord), ``open_hand`` (the landlord may play with its hand shown to all) and ``laizi``
+(a rank's cards are wild each deal: a play takes the seat's own cards first, then wild ones).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from envs.doudizhu import laizi
 from envs.doudizhu.bidding import CLASSIC, PASS_CODE, ROB
 from envs.doudizhu.cards import (BLACK_JOKER, NUM_RANKS, PACK_SIZE, PACKS_MAX, RANKS, RED_JOKER,
                                  card_rank, counts)
@@ -40,13 +42,15 @@ KIND_LABELS = {
 }
 #: the card counter's order: red joker, black joker, 2, A, K ... 3
 COUNTER_ORDER = tuple(reversed(range(NUM_RANKS)))
-RULES = ("rob", "open_hand")
+RULES = ("rob", "open_hand", "laizi")
 """The room's rule switches (each off by default): the variants."""
 #: the rob bidding's buttons: (no caller yet, after a call) for the pass, and its moves
 ROB_LABELS = {PASS_CODE: ("No call", "No rob"), 1: ("Call", "Call"), 2: ("Rob", "Rob")}
 ROB_SAID = {PASS_CODE: "passed", 1: "called", 2: "robbed"}
 SHOW_LABELS = ("Show my hand (×2)", "Keep it hidden")
 """the open-hand choice's buttons: show, hide"""
+TIER_LABELS = {laizi.Tier.SOFT: "Soft bomb", laizi.Tier.WILD: "Wild bomb"}
+"""laizi: the names of the bombs that are not plain (hard) bombs"""
 
 
 def card_object(index: int) -> dict[str, Any]:
@@ -73,7 +77,7 @@ def make_config(players: int = 3, rules: dict[str, Any] | None = None) -> Doudiz
     if unknown:
         raise ValueError(f"unknown Dou Dizhu rule(s) {unknown}; the rules are {list(RULES)}")
     return DoudizhuConfig(players=players, bidding=ROB if rules.get("rob") else CLASSIC,
-                          open_hand=bool(rules.get("open_hand")))
+                          open_hand=bool(rules.get("open_hand")), laizi=bool(rules.get("laizi")))
 
 
 @lru_cache(maxsize=16)
@@ -171,7 +175,9 @@ class DoudizhuTable(EngineTable):
         """The engine config as plain values (what a CPU worker rebuilds the engine from)."""
         return asdict(self.config)
 
-    def label(self, action: int) -> str:
+    def label(self, action: int, subs: int | None = None) -> str:
+        """The name of ``action``'s shape (laizi: a bomb with ``subs`` wild cards standing in,
+        or as the seat to move would play it, is a soft bomb)."""
         cat = self.cat
         if cat.is_bid(action):
             bid = cat.bid_of(action)
@@ -182,6 +188,14 @@ class DoudizhuTable(EngineTable):
             return SHOW_LABELS[action - cat.SHOW]
         if action == cat.PASS:
             return "pass"
+        st = self.state
+        if st.wild >= 0 and cat.bomb_power[action] >= 0 and action != cat.ROCKET:
+            if subs is None:
+                hand = st.hands[st.current_player] if not st.terminal else 0
+                subs = laizi.substitutes(hand, st.wild, cat.cards[action])
+            tier = laizi.bomb_tier(cat, action, st.wild, subs) // (cat.rocket_power + 1)
+            if tier in TIER_LABELS:
+                return TIER_LABELS[tier]
         names = []
         for reading in cat.readings[action]:
             name = KIND_LABELS[reading.kind]
@@ -200,8 +214,9 @@ class DoudizhuTable(EngineTable):
         return cat.readings[action][0].kind.label
 
     def move_ids(self, seat: int, action: int) -> list[int]:
-        """The physical cards a play takes from ``seat`` by default: the first held of each rank."""
-        need = list(counts(self.cat.cards[action]))
+        """The physical cards a play takes from ``seat`` by default: the first held of each rank
+        (laizi: of each rank it gives, its own cards first and wild cards for the rest)."""
+        need = list(counts(self._given(seat, action)))
         out = []
         for i in self.held[seat]:
             r = card_rank(i)
@@ -249,7 +264,7 @@ class DoudizhuTable(EngineTable):
                 self.held[seat].remove(i)
             self._pile_cards = [CARD_OBJECTS[i] for i in taken]
             events.append(Event({"type": "play", "seat": seat, "text": cat.action_to_str(action),
-                                 "label": self.label(action),
+                                 "label": self.label(action, st.pile_subs),
                                  "cards": [CARD_OBJECTS[i] for i in taken]}))
             if st.bombs != bombs_before:
                 events.append(Event({"type": "bomb", "seat": seat, "rocket": action == cat.ROCKET,
@@ -270,9 +285,14 @@ class DoudizhuTable(EngineTable):
         got = [0] * NUM_RANKS
         for i in cards:
             got[card_rank(i)] += 1
-        if bytes(got) != counts(cat.cards[action]):
+        if bytes(got) != counts(self._given(seat, action)):
             raise ValueError(f"the cards named are not the cards of {cat.action_to_str(action)!r}")
         return sorted(cards)
+
+    def _given(self, seat: int, action: int) -> int:
+        """The ranks (packed) ``seat`` gives up to play ``action`` now."""
+        st = self.state
+        return self.engine.cards_given(st.hands[seat], action, st.wild)
 
     def _deal_end(self) -> list[Event]:
         result = self.result()
@@ -351,7 +371,8 @@ class DoudizhuTable(EngineTable):
         pile = None
         if st.pile >= 0:
             pile = {"by": st.pile_owner, "text": cat.action_to_str(st.pile),
-                    "label": self.label(st.pile),
+                    "label": self.label(st.pile, st.pile_subs),
+                    "wilds": st.pile_subs,
                     "cards": self._pile_cards}
         last = None
         if st.history:
@@ -377,6 +398,7 @@ class DoudizhuTable(EngineTable):
                 "bid": st.bid or st.high_bid,
                 "kitty": [CARD_OBJECTS[i] for i in self.kitty_ids] if st.landlord >= 0 else None,
                 "kitty_size": len(self.kitty_ids),
+                "wild": RANKS[st.wild] if st.wild >= 0 else None,
                 "bombs": st.bombs,
                 "robs": st.robs,
                 "shown_hand": ([CARD_OBJECTS[i] for i in self.held[st.landlord]] if st.shown
@@ -441,6 +463,8 @@ class DoudizhuTable(EngineTable):
             return checked(ids, None, [], "it is the bidding: bid or pass")
         if st.phase == Phase.SHOW:
             return checked(ids, None, [], "the landlord first shows its hand or keeps it hidden")
+        if st.wild >= 0:
+            return self._check_wild(seat, ids)
         text = "".join(RANK_OF[i] for i in ids)
         try:
             action = self.cat.action_from_str(text)
@@ -455,3 +479,27 @@ class DoudizhuTable(EngineTable):
             return checked(ids, label, [entry], None)
         reason = self.talk.explain(action, st.view(seat), legal)
         return checked(ids, label, [], reason)
+
+    def _check_wild(self, seat: int, ids: list[int]) -> dict[str, Any]:
+        """Laizi: the plays the lifted cards make now (the wild ones may stand for several
+        ranks: one entry each), else why they make none."""
+        st = self.state
+        got = [0] * NUM_RANKS
+        for i in ids:
+            got[card_rank(i)] += 1
+        lifted = bytes(got)
+        if self.turn != seat:
+            return checked(ids, None, [], "it is not your turn")
+        entries = [{"action": a, "text": self.cat.action_to_str(a), "label": self.label(a)}
+                   for a in self.legal() if self.cat.cards[a]
+                   and counts(self._given(seat, a)) == lifted]
+        if entries:
+            return checked(ids, entries[0]["label"], entries, None)
+        text = "".join(RANK_OF[i] for i in ids)
+        try:
+            action = self.cat.action_from_str(text)
+        except CatalogError:
+            return checked(ids, None, [], "not a play now (wild cards stand in only for cards "
+                                          "your hand lacks)")
+        return checked(ids, self.label(action), [],
+                       self.talk.explain(action, st.view(seat), self.legal()))

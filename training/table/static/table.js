@@ -259,6 +259,10 @@ function renderIndicators(st) {
   if (d && d.landlord !== null && d.landlord !== undefined) {
     box.append(el("span", { class: "badge order" }, `Landlord: ${st.seats[d.landlord].name}`));
   }
+  if (d && d.wild) {
+    const name = d.wild === "T" ? "10" : d.wild;
+    box.append(el("span", { class: "badge wild", role: "status", "aria-label": `Wild cards: the ${name}s` }, `Wild: ${name}s`));
+  }
   box.hidden = box.childElementCount === 0;
 }
 
@@ -323,15 +327,17 @@ function renderHand(st, ui, h) {
   if (!cards.some((c) => c.id === focusId)) focusId = cards[0].id;
   const overlap = Math.max(0.2, Math.min(0.55, 1 - 760 / (cards.length * 64)));
   hand.style.setProperty("--overlap", overlap);
+  const wild = st.doudizhu && st.doudizhu.wild;
   for (const c of cards) {
     const dim = cardDisabled(st, c.id);
     const pressed = ui.selected.has(c.id);
+    const isWild = !!wild && c.rank === wild;
     const b = el("button", {
       type: "button",
-      class: "card-button" + (dim ? " dim" : "") + (ui.fresh.has(c.id) ? " new" : ""),
+      class: "card-button" + (dim ? " dim" : "") + (ui.fresh.has(c.id) ? " new" : "") + (isWild ? " wild" : ""),
       "aria-pressed": pressed ? "true" : "false",
       "aria-disabled": dim ? "true" : null,
-      "aria-label": cardName(c) + (dim ? " (cannot be played now)" : "") + (ui.fresh.has(c.id) ? " (received)" : ""),
+      "aria-label": cardName(c) + (isWild ? " (wild)" : "") + (dim ? " (cannot be played now)" : "") + (ui.fresh.has(c.id) ? " (received)" : ""),
       tabindex: c.id === focusId ? "0" : "-1",
       dataset: { key: `hand:${c.id}`, id: String(c.id) },
     }, cardFace(c));
