@@ -81,7 +81,7 @@ def rules_readings(cards: int, rules: Rules = RULES) -> set[tuple[str, int, int]
     if len(ranks) == 1:
         r = ranks[0]
         kind = {1: "single", 2: "pair", 3: "trio", 4: "bomb"}[n]
-        out.add((kind, 1, r))
+        out.add((kind, n if kind == "bomb" else 1, r))  # a bomb's length is its cards
     for kind, width in WIDTH.items():
         run = ranks == list(range(ranks[0], ranks[0] + len(ranks)))
         if run and ranks[-1] < CHAIN_RANKS and all(c[r] == width for r in ranks):
