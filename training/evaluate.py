@@ -81,7 +81,7 @@ OUT_HASH_CHARS = 8
 #: the progress line's period when the output is not a terminal (a log file)
 LOG_PROGRESS_SECONDS = 60.0
 #: with ``map_chunks`` (Ray), each worker's share of the deals goes out in this many tasks
-CHUNKS_PER_WORKER = 4
+CHUNKS_PER_WORKER = 8
 STREAM_DEALS = 0
 STREAM_PLAYERS = 1
 STREAM_LADDER = 2
