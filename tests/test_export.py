@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from envs import daifugo_v0
+from envs import daifugo_v1
 from policies import neural
 from training.dmc import train
 from training.export import export
@@ -30,7 +30,7 @@ def exported(tmp_path_factory):
 
 def test_exported_player_chooses_the_checkpoints_moves(exported):
     run_dir, out = exported
-    env = daifugo_v0.env(players=4)
+    env = daifugo_v1.env(players=4)
     game = env.unwrapped.game
     from_checkpoint = neural.load(run_dir, env)
     from_onnx = neural.load(out, env)
@@ -48,7 +48,7 @@ def test_exported_player_chooses_the_checkpoints_moves(exported):
 
 def test_weaker_levels(exported):
     _, out = exported
-    game = daifugo_v0.env(players=4).unwrapped.game
+    game = daifugo_v1.env(players=4).unwrapped.game
     greedy = neural.load(out, game)
     top1 = neural.load(out, game, temperature=5.0, top_k=1)
     warm = neural.load(out, game, temperature=100.0, seed=0)
@@ -66,16 +66,16 @@ def test_weaker_levels(exported):
 def test_loading_into_other_rules_says_what_differs(exported):
     _, out = exported
     with pytest.raises(ValueError, match=r"config\.rules\.revolution: True in the model"):
-        neural.load(out, daifugo_v0.env(players=4, revolution=False))
+        neural.load(out, daifugo_v1.env(players=4, revolution=False))
     with pytest.raises(ValueError, match="trained on 'daifugo', not 'president'"):
         neural.load(out, "president")
     with pytest.raises(ValueError, match="neither an exported CPU"):
         neural.load(out / "missing", "daifugo")
     player = neural.load(out, "daifugo")  # a game name: rebuilt from the recorded rules
-    other = daifugo_v0.env(players=4)
+    other = daifugo_v1.env(players=4)
     assert player.bind(other.unwrapped.game) is player and player.game is other.unwrapped.game
     with pytest.raises(ValueError, match=r"layout\.hand_counts"):
-        player.bind(daifugo_v0.env(players=3))
+        player.bind(daifugo_v1.env(players=3))
 
 
 def test_exported_player_plays_without_torch(exported):
@@ -83,9 +83,9 @@ def test_exported_player_plays_without_torch(exported):
     script = textwrap.dedent(f"""
         import sys
         sys.modules["torch"] = None  # any import of torch now fails
-        from envs import daifugo_v0
+        from envs import daifugo_v1
         from policies import neural
-        env = daifugo_v0.env(players=4)
+        env = daifugo_v1.env(players=4)
         player = neural.load({str(out)!r}, env)
         env.reset(seed=5)
         steps = 0

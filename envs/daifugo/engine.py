@@ -41,8 +41,8 @@ from .cards import (
     card_index,
     parse_rank_suit,
 )
-from .catalog import GIVE, RUN, SET, SINGLE, Catalog
-from .rules import REVOLUTION_SIZE, Rules
+from .catalog import FEATURE_SCHEMA, GIVE, RUN, SET, SINGLE, Catalog
+from .rules import REVOLUTION_SIZE, Rules, seat_rows
 
 PHASE_EXCHANGE, PHASE_PLAY, PHASE_OVER = range(3)
 PHASE_NAMES = ("exchange", "play", "over")
@@ -55,11 +55,22 @@ BYTE_VALUES = 1 << BYTE
 
 class DaifugoGame:
     """Fixed facts of one rules config. ``reward``: ``"centered"`` round points minus the mean
-    of the round (each round sums to zero) or ``"raw"`` points."""
+    of the round (each round sums to zero) or ``"raw"`` points. ``catalog``: the catalog of
+    another game whose rules have the same :meth:`Catalog.key_of` (games of many tables then
+    share one; building a catalog is the slow part)."""
 
-    version = 0
+    version = 1
+    #: why an observation of an older version cannot be read by this one
+    obsolete_versions = {
+        0: "its observation was tied to one rule set, player count and round count",
+    }
+    #: the observation carries every rule that changes play, so one network reads every
+    #: table of the game (:mod:`envs.daifugo.observation`)
+    observes_rules = True
+    action_feature_schema = FEATURE_SCHEMA
 
-    def __init__(self, rules: Rules | None = None, reward: str = "centered"):
+    def __init__(self, rules: Rules | None = None, reward: str = "centered",
+                 catalog: Catalog | None = None):
         from .observation import build_layout  # local: observation imports this module
 
         if rules is None:
@@ -71,7 +82,13 @@ class DaifugoGame:
             raise ValueError(f"reward must be one of {REWARD_MODES}, got {reward!r}")
         self.reward_mode = reward
         self.name = rules.preset_name
-        self.catalog = cat = Catalog(rules)
+        if catalog is not None and catalog.key != Catalog.key_of(rules):
+            raise ValueError(f"catalog of rules {catalog.key} given for rules "
+                             f"{Catalog.key_of(rules)}")
+        self.catalog = cat = catalog or Catalog(rules)
+        #: seat rows of the observation and of the history's movers: the largest table of
+        #: the preset, whatever this table's size
+        self.seat_rows = seat_rows(rules.preset_name)
         self.deck = deck = cat.deck
         self.num_players = rules.players
         self.num_actions = cat.size
