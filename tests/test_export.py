@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from envs import daifugo_v1
+from envs import daifugo_v1, president_v1
 from policies import neural
 from training.dmc import train
 from training.export import export
@@ -63,10 +63,28 @@ def test_weaker_levels(exported):
         neural.load(out, game, top_k=0)
 
 
-def test_loading_into_other_rules_says_what_differs(exported):
+def test_exported_cpu_plays_every_table_of_its_game(exported):
+    """v0 refused any other rules; a v1 CPU plays every table: other rules, players, rounds,
+    reward and catalog (its ONNX model takes the action features of the game it plays)."""
     _, out = exported
-    with pytest.raises(ValueError, match=r"config\.rules\.revolution: True in the model"):
-        neural.load(out, daifugo_v1.env(players=4, revolution=False))
+    for env in (daifugo_v1.env(players=4, revolution=False), daifugo_v1.env(players=3),
+                daifugo_v1.env(players=3, rounds=7, jokers=1, reward="raw"),
+                daifugo_v1.env(players=4, runs=False, jokers=0, spade_three_return=False)):
+        player = neural.load(out, env)
+        env.reset(seed=3)
+        for _ in range(30):
+            agent = env.agent_selection
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                break
+            seat = int(agent.split("_")[1])
+            action = player.act(obs, env.unwrapped.view(seat))
+            assert obs["action_mask"][action] == 1
+            env.step(action)
+
+
+def test_loading_into_another_game_says_what_differs(exported):
+    _, out = exported
     with pytest.raises(ValueError, match="trained on 'daifugo', not 'president'"):
         neural.load(out, "president")
     with pytest.raises(ValueError, match="neither an exported CPU"):
@@ -74,8 +92,10 @@ def test_loading_into_other_rules_says_what_differs(exported):
     player = neural.load(out, "daifugo")  # a game name: rebuilt from the recorded rules
     other = daifugo_v1.env(players=4)
     assert player.bind(other.unwrapped.game) is player and player.game is other.unwrapped.game
-    with pytest.raises(ValueError, match=r"layout\.hand_counts"):
-        player.bind(daifugo_v1.env(players=3))
+    three = daifugo_v1.env(players=3, jokers=1).unwrapped.game  # another catalog: rebuilt
+    assert player.bind(three).game is three and player._table is three.action_features()
+    with pytest.raises(ValueError, match=r"trained on 'daifugo', not 'president'"):
+        player.bind(president_v1.env(players=4))
 
 
 def test_exported_player_plays_without_torch(exported):

@@ -104,6 +104,9 @@ class Catalog:
         self.rules = rules
         self.key = self.key_of(rules)
         self._features = None
+        #: lookup tables the engine derives from the catalog alone, filled by the first game
+        #: built on it and shared by every game that shares the catalog
+        self.engine_tables = None
         self.deck = Deck(rules.decks, rules.jokers)
         self.suited_sets = rules.decks == 1
         self.wild = rules.jokers if rules.jokers_wild else 0

@@ -100,8 +100,18 @@ class DaifugoGame:
         self.round_rewards = tuple(
             (p - mean if reward == "centered" else float(p)) for p in rules.points
         )
+        self.spade_three = cat.single_id[RANK_3][SUIT_SPADES]
+        self.diamond_three_bit = 1 << card_index(RANK_3, SUIT_DIAMONDS)
+        self.suit_field = (1 << NUM_RANKS) - 1
+        # tables of the catalog alone: built by its first game, shared by the others
+        if cat.engine_tables is None:
+            cat.engine_tables = self._catalog_tables()
+        self.stronger, self.give_key, self._transpose, self.real_ranks = cat.engine_tables
+
+    def _catalog_tables(self) -> tuple:
+        cat, deck = self.catalog, self.deck
         # stronger[rev][p]: ranks that beat rank p in that order; with_equal adds p itself
-        self.stronger = tuple(
+        stronger = tuple(
             tuple(
                 tuple(r for r in range(NUM_RANKS) if (r < p if rev else r > p))
                 + ((p,) if equal else ())
@@ -110,22 +120,20 @@ class DaifugoGame:
             for rev in (False, True)
             for equal in (False, True)
         )
-        self.spade_three = cat.single_id[RANK_3][SUIT_SPADES]
-        self.diamond_three_bit = 1 << card_index(RANK_3, SUIT_DIAMONDS)
         # strength for the exchange: normal order, jokers on top, spade > heart > diamond > club
-        self.give_key = tuple(
+        give_key = tuple(
             (JOKER_RANK, 0, i)
             if deck.is_joker(i)
             else (deck.rank_suit(i)[0], NUM_SUITS - deck.rank_suit(i)[1], i)
             for i in range(deck.size)
         )
         # suit_ranks tables: byte k of a 52-bit presence mask -> 4 packed 13-bit suit masks
-        self._transpose = [
+        transpose = [
             [self._transpose_byte(k, b) for b in range(BYTE_VALUES)]
             for k in range((CARDS_PER_DECK + BYTE - 1) // BYTE)
         ]
-        self.suit_field = (1 << NUM_RANKS) - 1
-        self.real_ranks = tuple(self._real_ranks(a) for a in range(cat.size))
+        real_ranks = tuple(self._real_ranks(a) for a in range(cat.size))
+        return stronger, give_key, transpose, real_ranks
 
     # -- tables --------------------------------------------------------------------------------
 
