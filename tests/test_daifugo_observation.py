@@ -151,3 +151,12 @@ def test_games_of_one_catalog_key_share_the_catalog():
         assert "catalog" in str(err)
     else:
         raise AssertionError("a catalog of other rules was accepted")
+
+
+def test_documented_sizes_are_the_layouts():
+    from envs import daifugo_v1, president_v1
+
+    daifugo = daifugo_v1.env().unwrapped.game.layout.size
+    president = president_v1.env().unwrapped.game.layout.size
+    assert f"Daifugo {daifugo}, President {president}" in daifugo_v1.__doc__
+    assert f"the same {president} floats" in president_v1.__doc__

@@ -423,7 +423,7 @@ def test_hand_sampler_is_consistent_through_whole_matches(module, kwargs):
 
 def test_cpu_config_paths_are_read_from_the_configs_folder(tmp_path, monkeypatch):
     # a game embedding climbrl loads its levels from its own working directory
-    shutil.copytree(ROOT / "cpus" / "daifugo4", tmp_path / "mine")
+    shutil.copytree(ROOT / "cpus" / "daifugo", tmp_path / "mine")
     (tmp_path / "configs").mkdir()
     config = tmp_path / "configs" / "cpus.yaml"
     config.write_text("daifugo:\n  easy: random\n  medium: scripted-medium\n  hard: ../mine\n")
@@ -433,3 +433,4 @@ def test_cpu_config_paths_are_read_from_the_configs_folder(tmp_path, monkeypatch
     hard = policies.load("daifugo", "hard", config=config)
     assert hard.name == "hard" and hard.meta["trained"]["frames"] > 0
     hard.bind(daifugo_v1.env(players=4, rounds=3).unwrapped.game)
+    hard.bind(daifugo_v1.env(players=3, rounds=7).unwrapped.game)  # every table of its game
