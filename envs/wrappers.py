@@ -31,6 +31,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo.utils import BaseWrapper
 
+from . import ENV_MODULES
 from .core.aec import turns
 
 GAMES = ("daifugo", "president", "doudizhu")
@@ -45,7 +46,7 @@ def make(game: str, **kwargs):
     ``kwargs`` (players, rounds, reward, house rules)."""
     if game not in GAMES:
         raise ValueError(f"unknown game {game!r}; games are {', '.join(GAMES)}")
-    return importlib.import_module(f"{__package__}.{game}_v0").env(**kwargs)
+    return importlib.import_module(ENV_MODULES[game]).env(**kwargs)
 
 
 def _player(game: str, opponent: Any):

@@ -7,10 +7,10 @@ Names, per game (``daifugo``, ``president``, ``doudizhu``):
 - ``easy``, ``medium``, ``hard``: the game's CPU levels, looked up in ``configs/cpus.yaml``
   (game -> level -> spec; the shipped copy, :mod:`policies.install`, unless ``config=``
   names another file), so a level can be pointed at a trained CPU (a relative path there is
-  read from the config's folder: ``hard: ../cpus/daifugo4``);
+  read from the config's folder: ``hard: ../cpus/daifugo``);
 - a path (anything with a ``/``, a checkpoint suffix, or an existing file): handed to
   ``policies.neural.load(path, game)``, the trainer's module; ``cpus/NAME``, when the working
-  directory has no such folder, is the shipped CPU of that name (``cpus/daifugo4``).
+  directory has no such folder, is the shipped CPU of that name (``cpus/daifugo``).
 
 A spec may carry knobs after colons: ``scripted-hard:rollouts=400:candidates=8``; keyword
 knobs given to :func:`load` win over those in the spec.

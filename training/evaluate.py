@@ -57,16 +57,12 @@ from typing import Any
 
 import numpy as np
 
+from envs import ENV_MODULES
 from envs.core.aec import turns
 
 from . import stats
 from .errors import RunError, one_line
 
-ENV_MODULES = {
-    "daifugo": "envs.daifugo_v0",
-    "president": "envs.president_v0",
-    "doudizhu": "envs.doudizhu_v0",
-}
 DEFAULT_TABLE = {"daifugo": 4, "president": 4, "doudizhu": 3}
 #: games that run on the Daifugo engine (places and points per round)
 CLIMBING = ("daifugo", "president")
