@@ -52,6 +52,7 @@ records the time it holds; a mark the run passed before the watch began is repor
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import shutil
@@ -93,6 +94,7 @@ POLL_SECONDS = 10.0
 STOP_WAIT_SECONDS = 120.0
 LOG_TAIL_LINES = 3
 TMP_SUFFIX = ".tmp"
+DIGEST_CHARS = 8
 LANDLORD, PEASANTS = "landlord", "peasants"
 
 
@@ -412,6 +414,11 @@ class Table:
     def lineup(self, spec: str, opponent: str) -> list[str]:
         return [spec] + [opponent] * (self.players - 1)
 
+    def digest(self) -> str:
+        """A short hash of the table (game, size, rounds, rules) for the tournaments' folders."""
+        what = [self.game, str(self.players), str(self.rounds), *self.rules]
+        return hashlib.sha1(" ".join(what).encode()).hexdigest()[:DIGEST_CHARS]
+
     def args(self) -> list[str]:
         out = ["--game", self.game, "--deals", str(self.deals), "--seed", str(self.seed),
                "--workers", str(self.workers), "--no-progress"]
@@ -466,7 +473,7 @@ def evaluate_marks(table: Table, curves: dict[str, tuple[Callable[[float], str |
                 continue
             for opponent in opponents:
                 where = out / EVAL_DIR / (f"{name}-{mark_name(minutes)}-{opponent}"
-                                          f"-d{table.deals}-s{table.seed}")
+                                          f"-d{table.deals}-s{table.seed}-{table.digest()}")
                 say(f"[{tag} {mark_name(minutes)}] vs {opponent}: {table.deals} deals")
                 result = evaluate(table, spec, opponent, where, python,
                                   out / LOG_DIR / f"{name}-eval.log")
@@ -642,8 +649,9 @@ def eval_table(args, settings: dict) -> Table:
     return Table(args.game, players, rounds, rule_args, args.deals, args.seed, args.workers)
 
 
-def sources(args, out: Path) -> dict[str, tuple[Callable[[float], str | None], str]]:
-    """``--eval-only``: trainer name -> (mark -> spec, python)."""
+def sources(args, trained: dict) -> dict[str, tuple[Callable[[float], str | None], str]]:
+    """``--eval-only``: trainer name -> (mark -> spec, python); the frames of the marks
+    folders' marks go to ``trained``."""
     curves: dict[str, dict[float, str]] = {}
     for source in args.eval_only:
         minutes, eq, spec = source.partition("=")
@@ -663,6 +671,9 @@ def sources(args, out: Path) -> dict[str, tuple[Callable[[float], str | None], s
         for m in args.marks:
             if (folder / mark_name(m)).is_dir():
                 curves.setdefault(name, {})[m] = player_spec(folder / mark_name(m))
+                record = kept(folder, m)
+                if record is not None:
+                    trained.setdefault(name, {})[m] = record["frames"]
     out_curves = {}
     for name, specs in curves.items():
         douzero = any(s.startswith("douzero:") for s in specs.values())
@@ -694,10 +705,10 @@ def _main(argv=None) -> int:
         say(f"marks: {', '.join(f'{mark_name(m)} {s}' for m, s in sorted(status.items()))}")
         return 0
     if args.eval_only is not None:
-        curves = sources(args, out)
-        trained = {}
+        trained: dict[str, dict[float, int]] = {}
+        curves = sources(args, trained)
     else:
-        record = {"game": args.game, "config": str(args.config)}
+        record = {"game": args.game, "config": str(args.config), "train": list(args.train)}
         settings_path = out / SETTINGS_FILE
         if settings_path.is_file():
             before = json.loads(settings_path.read_text())
