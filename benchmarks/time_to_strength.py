@@ -506,7 +506,7 @@ def headlines(game: str) -> list[tuple[str, Callable[[dict], dict], str]]:
     if game == "doudizhu":
         return [("WP as landlord (95% interval)", lambda r: r[LANDLORD]["WP"], "WP"),
                 ("WP as peasants (95% interval)", lambda r: r[PEASANTS]["WP"], "WP")]
-    return [("points per round minus the scripted player's (95% interval)",
+    return [("points per round minus the opponent's (95% interval)",
              lambda r: r["diff"], "points/round")]
 
 
@@ -653,6 +653,14 @@ def sources(args, trained: dict) -> dict[str, tuple[Callable[[float], str | None
     """``--eval-only``: trainer name -> (mark -> spec, python); the frames of the marks
     folders' marks go to ``trained``."""
     curves: dict[str, dict[float, str]] = {}
+    owner: dict[str, str] = {}  # curve name -> the source that named it
+
+    def claim(name: str, source: str) -> dict[float, str]:
+        if owner.setdefault(name, source) != source:
+            raise BenchmarkError(f"--eval-only: {owner[name]!r} and {source!r} are both "
+                                 f"called {name!r}; evaluate them one at a time")
+        return curves.setdefault(name, {})
+
     for source in args.eval_only:
         minutes, eq, spec = source.partition("=")
         if eq:
@@ -662,15 +670,16 @@ def sources(args, trained: dict) -> dict[str, tuple[Callable[[float], str | None
                 raise BenchmarkError(f"--eval-only {source!r}: M=SPEC needs minutes, got "
                                      f"{minutes!r}") from None
             name = DOUZERO if spec.startswith("douzero:") else OURS
-            curves.setdefault(name, {})[m] = spec
+            claim(name, "M=SPEC")[m] = spec
             continue
         folder = Path(source)
         if not folder.is_dir():
             raise BenchmarkError(f"--eval-only {source!r}: neither M=SPEC nor a marks folder")
         name = folder.name
+        specs = claim(name, source)
         for m in args.marks:
             if (folder / mark_name(m)).is_dir():
-                curves.setdefault(name, {})[m] = player_spec(folder / mark_name(m))
+                specs[m] = player_spec(folder / mark_name(m))
                 record = kept(folder, m)
                 if record is not None:
                     trained.setdefault(name, {})[m] = record["frames"]

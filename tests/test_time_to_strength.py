@@ -214,3 +214,22 @@ def test_a_real_run_at_tiny_marks_resumes_and_skips(tmp_path, capsys):
     assert tts.main(argv) == 0
     assert capsys.readouterr().out.count("kept already") == 2
     assert (out / "logs" / "climbrl.log").read_text().count("training.cli train") == legs
+
+
+def test_eval_only_reads_a_marks_folder_and_refuses_two_sources_of_one_name(tmp_path, capsys):
+    marks = tmp_path / "climbrl"
+    for minutes, frames in ((15, 1000), (30, 2000)):
+        folder = marks / tts.mark_name(minutes)
+        folder.mkdir(parents=True)
+        (folder / tts.CHECKPOINT).write_bytes(b"")
+        tts.write_json(folder / tts.MARK_FILE, {"minutes": minutes, "frames": frames})
+    args = tts.build_parser().parse_args(BASE + ["--marks", "15", "30", "60", "--eval-only",
+                                                 str(marks)])
+    trained: dict = {}
+    (spec_of, python), = tts.sources(args, trained).values()
+    assert spec_of(15) == str(marks / "15min" / tts.CHECKPOINT) and spec_of(60) is None
+    assert trained == {"climbrl": {15: 1000, 30: 2000}}
+    argv = BASE + ["--marks", "15", "--eval-only", str(marks), "15=cpus/daifugo4", "--out",
+                   str(tmp_path / "out")]
+    assert tts.main(argv) == 2
+    assert "are both called 'climbrl'" in one_error_line(capsys)
