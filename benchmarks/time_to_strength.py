@@ -85,6 +85,8 @@ DOUZERO_POSITIONS = ("landlord", "landlord_up", "landlord_down")
 SECONDS_PER_MINUTE = 60.0
 #: a leg ends within this of its mark: float rounding in the trainer's clock
 TOLERANCE_SECONDS = 1.0
+#: a run this far past a mark that was not kept cannot give that mark
+MARK_SLACK_SECONDS = 10.0
 #: a leg that adds less than this made no progress (the trainer stopped at once)
 MIN_PROGRESS_SECONDS = 0.5
 DEFAULT_CHECKPOINT_MINUTES = 5.0
@@ -99,7 +101,11 @@ LANDLORD, PEASANTS = "landlord", "peasants"
 
 
 class BenchmarkError(Exception):
-    """A mistake or failure said in one line (the command exits with status 2 or 1)."""
+    """A mistake in the command, said in one line (exit status 2)."""
+
+
+class BenchmarkFailed(BenchmarkError):
+    """A failure while the work ran (a trainer or a tournament), in one line (exit status 1)."""
 
 
 def say(text: str) -> None:
@@ -164,7 +170,7 @@ def log_tail(log: Path) -> str:
 
 def check_child(rc: int, what: str, log: Path) -> None:
     if rc != 0:
-        raise BenchmarkError(f"{what} failed (exit status {rc}): {log_tail(log)} (log: {log})")
+        raise BenchmarkFailed(f"{what} failed (exit status {rc}): {log_tail(log)} (log: {log})")
 
 
 # -- the trainers --------------------------------------------------------------------------------
@@ -332,7 +338,7 @@ def train_to_marks(curve: Curve, marks: list[float]) -> None:
             continue
         target = minutes * SECONDS_PER_MINUTE
         elapsed, frames = curve.trained()
-        if elapsed > target + max(TOLERANCE_SECONDS, POLL_SECONDS):
+        if elapsed > target + MARK_SLACK_SECONDS:
             raise BenchmarkError(
                 f"the {tag} run in {curve.out} has trained {elapsed / 60:.2f} minutes, past the "
                 f"mark of {minutes:g} minutes, which was not kept; use another --out")
@@ -344,7 +350,7 @@ def train_to_marks(curve: Curve, marks: list[float]) -> None:
             curve.leg(left)
             now, frames = curve.trained()
             if now < elapsed + MIN_PROGRESS_SECONDS:
-                raise BenchmarkError(f"{tag} trained nothing in a leg of {left:.2f} minutes: "
+                raise BenchmarkFailed(f"{tag} trained nothing in a leg of {left:.2f} minutes: "
                                      f"{log_tail(curve.log)} (log: {curve.log})")
             elapsed = now
         folder = curve.marks_dir / mark_name(minutes)
@@ -696,6 +702,9 @@ def sources(args, trained: dict) -> dict[str, tuple[Callable[[float], str | None
 def main(argv=None) -> int:
     try:
         return _main(argv)
+    except BenchmarkFailed as err:
+        print(f"time_to_strength: failed: {err}", file=sys.stderr)
+        return 1
     except BenchmarkError as err:
         print(f"time_to_strength: error: {err}", file=sys.stderr)
         return 2

@@ -233,3 +233,11 @@ def test_eval_only_reads_a_marks_folder_and_refuses_two_sources_of_one_name(tmp_
                    str(tmp_path / "out")]
     assert tts.main(argv) == 2
     assert "are both called 'climbrl'" in one_error_line(capsys)
+
+
+def test_a_tournament_that_fails_is_one_line_naming_it_with_status_1(tmp_path, capsys):
+    argv = BASE + ["--marks", "15", "--eval-only", f"15={tmp_path / 'nope'}", "--deals", "1",
+                   "--workers", "1", "--opponents", "random", "--out", str(tmp_path / "out")]
+    assert tts.main(argv) == 1
+    line = one_error_line(capsys)
+    assert line.startswith("time_to_strength: failed: climbrl eval of ") and "nope" in line
