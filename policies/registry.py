@@ -10,7 +10,9 @@ Names, per game (``daifugo``, ``president``, ``doudizhu``):
   read from the config's folder: ``hard: ../cpus/daifugo``);
 - a path (anything with a ``/``, a checkpoint suffix, or an existing file): handed to
   ``policies.neural.load(path, game)``, the trainer's module; ``cpus/NAME``, when the working
-  directory has no such folder, is the shipped CPU of that name (``cpus/daifugo``).
+  directory has no such folder, is the shipped CPU of that name (``cpus/daifugo``);
+- ``douzero:<folder>`` (Dou Dizhu): a checkpoint of DouZero's own trainer, played through
+  :mod:`benchmarks.douzero_player` (needs ``pip install douzero``; landlord fixed only).
 
 A spec may carry knobs after colons: ``scripted-hard:rollouts=400:candidates=8``; keyword
 knobs given to :func:`load` win over those in the spec.
@@ -35,6 +37,7 @@ CONFIG_PATH = shipped("configs") / "cpus.yaml"
 #: the scripted family of each game: Daifugo and President share one engine and its bots
 FAMILY = {"daifugo": "policies.daifugo", "president": "policies.daifugo", "doudizhu": "policies.doudizhu"}
 SPEC_SEPARATOR = ":"
+DOUZERO_PREFIX = "douzero:"
 
 
 def known_names(game: str) -> list[str]:
@@ -91,6 +94,10 @@ def load(
             f"a player is a name ({', '.join(known_names(game))}) or a checkpoint path, "
             f"got {name_or_path!r}"
         )
+    if name_or_path.startswith(DOUZERO_PREFIX):
+        player = _load_douzero(name_or_path[len(DOUZERO_PREFIX):], game, seed, knobs)
+        player.name = name_or_path
+        return player
     name, spec_knobs = parse_spec(name_or_path) if not _is_path(name_or_path) else (name_or_path, {})
     knobs = {**spec_knobs, **knobs}
     if name in LEVELS:
@@ -158,6 +165,13 @@ def _shipped_cpu(path: str) -> str:
     if not wanted.exists() and wanted.parent == Path("cpus") and packaged.is_dir():
         return str(packaged)
     return path
+
+
+def _load_douzero(folder: str, game: str, seed: int | None, knobs: dict) -> Player:
+    """A DouZero checkpoint folder; the adapter module is imported only here."""
+    from benchmarks import douzero_player
+
+    return douzero_player.load(folder, game, seed, **knobs)
 
 
 def _load_checkpoint(path: str, game: str, seed: int | None, knobs: dict) -> Player:
