@@ -26,16 +26,18 @@ SEED_BITS = 63
 MS = 1000.0
 
 
-def paired_pick(values: list[list[float]], z: float = DEFAULT_SWITCH_Z) -> int:
+def paired_pick(values: list[list[float]], z: float = DEFAULT_SWITCH_Z,
+                bonus: list[float] | None = None) -> int:
     """Index of the chosen candidate given each one's playout values (index 0 is kept unless
-    another candidate's mean paired gain over it exceeds ``z`` standard errors)."""
+    another candidate's mean paired gain over it exceeds ``z`` standard errors). ``bonus[i]``,
+    when given, is added to candidate ``i``'s gain (a prior from another judge of the moves)."""
     base = np.asarray(values[0], dtype=float)
     if base.size < MIN_SAMPLES:
         return 0
     best, best_gain = 0, 0.0
     for i in range(1, len(values)):
         diff = np.asarray(values[i], dtype=float) - base
-        gain = float(diff.mean())
+        gain = float(diff.mean()) + (bonus[i] if bonus is not None else 0.0)
         se = float(diff.std(ddof=1)) / math.sqrt(diff.size)
         if gain > best_gain and gain > z * se:
             best, best_gain = i, gain
@@ -86,6 +88,11 @@ class DeterminizedSearch:
         """The scripted choice ``candidates[0]``, unless another candidate's mean playout value
         beats it by more than ``switch_z`` standard errors of the paired difference (the same
         determinization and the same rollout seed for every candidate)."""
+        return candidates[paired_pick(self.playout_values(view, candidates), self.switch_z)]
+
+    def playout_values(self, view, candidates: list[int]) -> list[list[float]]:
+        """Each candidate's playout values, paired: entry ``j`` of every list comes from the
+        same determinization and rollout seed (the budget: ``rollouts``, ``time_ms``)."""
         game = self._require_game()
         seat = view["seat"]
         sampler = self.sampler(game, view)
@@ -103,4 +110,4 @@ class DeterminizedSearch:
             done += len(candidates)
             if deadline is not None and time.perf_counter() > deadline:
                 break
-        return candidates[paired_pick(values, self.switch_z)]
+        return values
