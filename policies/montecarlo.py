@@ -60,7 +60,8 @@ class DeterminizedSearch:
     knobs (``rollouts``, ``time_ms``, ``candidates``, ``switch_z``; the game's defaults in
     ``default_rollouts`` and ``default_candidates``) and the loop of :meth:`search`. The game
     module supplies :meth:`sampler` (hidden hands consistent with a view), :meth:`root` (the
-    position rebuilt with them) and :meth:`playout_value` (one candidate played out)."""
+    position rebuilt with them), :meth:`playout_value` (one candidate played out) and
+    :meth:`rollout_move` (its rollout policy's move)."""
 
     default_rollouts: int
     default_candidates: int
@@ -93,21 +94,32 @@ class DeterminizedSearch:
     def playout_values(self, view, candidates: list[int]) -> list[list[float]]:
         """Each candidate's playout values, paired: entry ``j`` of every list comes from the
         same determinization and rollout seed (the budget: ``rollouts``, ``time_ms``)."""
-        game = self._require_game()
         seat = view["seat"]
+        values: list[list[float]] = [[] for _ in candidates]
+        for root, seed in self.determinizations(view, len(candidates)):
+            for i, action in enumerate(candidates):
+                values[i].append(self.playout_value(root.clone(), seat, action, random.Random(seed)))
+        return values
+
+    def determinizations(self, view, per_root: int):
+        """``(root, rollout seed)`` pairs, one per guess of the hidden hands, until the budget
+        is spent (``rollouts`` playouts counting ``per_root`` for each, or ``time_ms`` after
+        the pair in hand has been played out)."""
+        game = self._require_game()
         sampler = self.sampler(game, view)
         rnd = random.Random(int(self.rng.integers(1 << SEED_BITS)))
-        values: list[list[float]] = [[] for _ in candidates]
         deadline = time.perf_counter() + self.time_ms / MS if self.time_ms else None
         done = 0
         while done < self.rollouts:
             root = self.root(game, view, sampler.sample(self.rng))
             if root is None:
-                break
-            seed = rnd.getrandbits(SEED_BITS)
-            for i, action in enumerate(candidates):
-                values[i].append(self.playout_value(root.clone(), seat, action, random.Random(seed)))
-            done += len(candidates)
+                return
+            yield root, rnd.getrandbits(SEED_BITS)
+            done += per_root
             if deadline is not None and time.perf_counter() > deadline:
-                break
-        return values
+                return
+
+    def rollout_move(self, state, legal: list[int], rnd: random.Random) -> int:
+        """The fast rollout policy's move in ``state`` (``legal``: its legal moves, two or
+        more), for playouts cut short by another player (:mod:`policies.search`)."""
+        raise NotImplementedError

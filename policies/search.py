@@ -12,6 +12,10 @@ the play phase:
 2. the scripted search plays every candidate out from the same determinizations (hidden hands
    dealt consistently with this seat's view, never from the other seats' cards), ``rollouts``
    playouts in all (or until ``time_ms``);
+   with ``leaf=true`` each playout stops instead at this seat's next decision, valued by the
+   network's best q there (at the end of the game: its return; when this seat's round is
+   scored first but the match goes on: the network's q of the candidate), the leaves of a
+   decision scored in one batch;
 3. the network's first choice stands unless another candidate's mean paired gain over it, plus
    ``prior`` times its q deficit (q of the candidate minus q of the first choice, never
    positive), beats it by more than ``switch_z`` standard errors of the paired difference.
@@ -26,6 +30,7 @@ in ``configs/cpus.yaml`` the path is read from the config's folder, like a bare 
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable
 from typing import Any
 
@@ -33,7 +38,7 @@ import numpy as np
 
 from envs.core.checks import as_int_in, as_real
 
-from .base import Player
+from .base import Player, legal_ids
 from .montecarlo import DEFAULT_SWITCH_Z, DeterminizedSearch, paired_pick
 
 PREFIX = "search"
@@ -67,18 +72,18 @@ class NetworkSearch(Player):
 
     ``network``: a :class:`policies.neural.NeuralPlayer` (its ``scores``); ``make_searcher``:
     ``(**knobs) -> DeterminizedSearch`` player of the game (``scripted-hard`` with the budget
-    knobs ``rollouts``, ``time_ms``, ``switch_z``). Knobs: ``top_k``, ``scripted``, ``prior``
-    and those three; ``time_ms`` caps a decision's search (0 = no cap; a timed player no
+    knobs ``rollouts``, ``time_ms``, ``switch_z``). Knobs: ``top_k``, ``scripted``, ``prior``,
+    ``leaf`` and those three; ``time_ms`` caps a decision's search (0 = no cap; a timed player no
     longer replays exactly).
     """
 
     name = PREFIX
-    KNOBS = ("top_k", "scripted", "prior", "rollouts", "time_ms", "switch_z")
+    KNOBS = ("top_k", "scripted", "prior", "leaf", "rollouts", "time_ms", "switch_z")
 
     def __init__(self, network, make_searcher: Callable[..., DeterminizedSearch], seed=None,
                  name: str | None = None, top_k: int = DEFAULT_TOP_K,
                  scripted: int = DEFAULT_SCRIPTED, prior: float = DEFAULT_PRIOR,
-                 rollouts: int = DEFAULT_ROLLOUTS, time_ms: float = 0.0,
+                 leaf: bool = False, rollouts: int = DEFAULT_ROLLOUTS, time_ms: float = 0.0,
                  switch_z: float = DEFAULT_SWITCH_Z, **knobs):
         super().__init__(seed)
         if name is not None:
@@ -89,6 +94,9 @@ class NetworkSearch(Player):
         self.prior = as_real(prior, "prior")
         if self.prior < 0:
             raise ValueError(f"prior must be >= 0, got {prior!r}")
+        if leaf not in (True, False):  # 0 and 1 too
+            raise ValueError(f"leaf must be true or false, got {leaf!r}")
+        self.leaf = bool(leaf)
         self.network = network
         self.searcher = make_searcher(rollouts=rollouts, time_ms=time_ms, switch_z=switch_z,
                                       candidates=max(self.scripted, 1))
@@ -131,10 +139,57 @@ class NetworkSearch(Player):
 
     def act(self, observation, view) -> int:
         self._require_game()
+        legal = legal_ids(observation)
+        if len(legal) == 1:
+            return legal[0]
         moves, q = self.candidates(observation, view)
         if len(moves) == 1 or view["phase"] != PLAY_PHASE:
             return moves[0]
-        values = self.searcher.playout_values(view, moves)
+        if self.leaf:
+            values = self.leaf_values(view, moves, q)
+        else:
+            values = self.searcher.playout_values(view, moves)
         bonus = [self.prior * (qa - q[0]) for qa in q]
         return moves[paired_pick(values, self.switch_z, bonus)]
+
+    def leaf_values(self, view, moves: list[int], q: list[float]) -> list[list[float]]:
+        """Each candidate's values from playouts cut at this seat's next decision (module
+        docstring, ``leaf``), paired like :meth:`DeterminizedSearch.playout_values`."""
+        game, seat = self.game, view["seat"]
+        values: list[list[float]] = [[] for _ in moves]
+        leaves = []  # (candidate, its playout, leaf state)
+        for root, seed in self.searcher.determinizations(view, len(moves)):
+            for i, action in enumerate(moves):
+                value, leaf = self.descend(root.clone(), seat, action, random.Random(seed))
+                values[i].append(q[i] if value is None else value)
+                if leaf is not None:
+                    leaves.append((i, len(values[i]) - 1, leaf))
+        if leaves:
+            observations, views = [], []
+            for _i, _j, state in leaves:
+                mask = np.zeros(game.num_actions, np.int8)
+                mask[state.legal_actions()] = 1
+                observations.append({"observation": game.observe(state, seat),
+                                     "action_mask": mask})
+                leaf_view = state.view(seat)
+                leaf_view["history"] = [*view["history"], *leaf_view["history"]]
+                views.append(leaf_view)
+            for (i, j, _state), (_legal, leaf_q) in zip(
+                    leaves, self.network.scores_batch(observations, views)):
+                values[i][j] += float(leaf_q.max())
+        return values
+
+    def descend(self, state, seat: int, action: int, rnd: random.Random):
+        """Play ``action``, then the rollout policy for the others until ``seat`` moves again:
+        ``(reward on the way, that state)``; ``(return, None)`` when the game ends first,
+        ``(None, None)`` when ``seat``'s round is scored first and the match goes on."""
+        total = 0.0
+        while True:
+            rewards = state.apply(action)
+            if rewards is not None:
+                return (total + rewards[seat], None) if state.terminal else (None, None)
+            if state.current_player == seat:
+                return total, state
+            legal = state.legal_actions()
+            action = legal[0] if len(legal) == 1 else self.searcher.rollout_move(state, legal, rnd)
 

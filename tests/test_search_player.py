@@ -17,7 +17,7 @@ from envs import daifugo_v0, doudizhu_v0, president_v0
 from envs.core.aec import turns
 from policies.montecarlo import paired_pick
 from policies.search import NetworkSearch, split_spec
-from policies.spec import game_from_spec
+from policies.spec import game_from_spec, role_from_view
 from training.dmc import train
 
 from play_helpers import live_turns
@@ -27,9 +27,11 @@ from trainer_helpers import pettingzoo_observation, small_args
 
 #: a search small enough for tests; every knob is set so that every path runs
 FAST = "top_k=3:scripted=1:rollouts=8:prior=0.5:switch_z=1.0"
+#: the same with playouts cut at the next decision and valued by the network
+FAST_LEAF = FAST + ":leaf=true"
 
 TABLES = {
-    "daifugo4": ("daifugo", daifugo_v0, {"players": 4, "rules": {"rounds": 2}}),
+    "daifugo4": ("daifugo", daifugo_v0, {"players": 4, "rules": {"rounds": 3}}),
     "daifugo3-switches": ("daifugo", daifugo_v0,
                           {"players": 3, "rules": {"rounds": 2, "lock": False,
                                                    "illegal_finish": True}}),
@@ -61,6 +63,7 @@ def make_env(table: str):
 
 
 def searcher(table: str, networks, knobs: str = FAST, seed: int = 0) -> NetworkSearch:
+    """The searching CPU of ``table``'s tiny network with ``knobs``."""
     return policies.load(TABLES[table][0], f"search:{networks(table)}:{knobs}", seed=seed)
 
 
@@ -75,7 +78,7 @@ def test_spec_knobs_and_errors(networks):
     assert split_spec(" search:cpus/x:top_k=3 ") == ("cpus/x", ["top_k=3"])
     # a bad knob names the player and lists every knob it takes
     with pytest.raises(ValueError, match=r"unknown knob\(s\) \['candidates'\] for 'search:.*"
-                                         r"knobs are \['prior', 'rollouts', 'scripted', "
+                                         r"knobs are \['leaf', 'prior', 'rollouts', 'scripted', "
                                          r"'switch_z', 'time_ms', 'top_k'\]"):
         policies.load("daifugo", f"search:{run}:candidates=3")
     for bad, message in [("top_k=0", "top_k must be at least 1"),
@@ -84,6 +87,7 @@ def test_spec_knobs_and_errors(networks):
                          ("rollouts=0", "rollouts must be at least 1"),
                          ("time_ms=-5", "time_ms must be >= 0"),
                          ("switch_z=-1", "switch_z must be >= 0"),
+                         ("leaf=2", "leaf must be true or false"),
                          ("top_k", "not key=value")]:
         with pytest.raises(ValueError, match=message):
             policies.load("daifugo", f"search:{run}:{bad}")
@@ -127,13 +131,14 @@ def test_the_prior_counts_against_leaving_the_networks_choice():
 # -- legal moves in every game --------------------------------------------------------------
 
 
+@pytest.mark.parametrize("knobs", [FAST, FAST_LEAF], ids=["playouts", "leaves"])
 @pytest.mark.parametrize("table", list(TABLES))
-def test_plays_only_legal_moves(table, networks):
+def test_plays_only_legal_moves(table, knobs, networks):
     """Random play reaches positions of every phase (exchanges and bidding included); at half
     of them the searching CPU must choose a legal move; it also plays whole games itself."""
     env = make_env(table)
     raw = env.unwrapped
-    player = searcher(table, networks).bind(raw.game)
+    player = searcher(table, networks, knobs).bind(raw.game)
     rng = np.random.default_rng(0)
     checked = 0
     for _agent, obs, seat in live_turns(env, range(2)):
@@ -188,13 +193,15 @@ def test_search_changes_moves(networks):
 # -- hidden information -----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("table", ["daifugo4", "president6-two-decks"])
-def test_ignores_other_seats_cards_climbing(table, networks):
+@pytest.mark.parametrize("table,knobs", [("daifugo4", FAST), ("daifugo4", FAST_LEAF),
+                                         ("president6-two-decks", FAST)],
+                         ids=["daifugo4", "daifugo4-leaves", "president6-two-decks"])
+def test_ignores_other_seats_cards_climbing(table, knobs, networks):
     """At decisions of random first rounds the other seats' hidden cards are dealt anew and the
     moves replayed: with the same generator the CPU plays the same move."""
     env = make_env(table)
     game = env.unwrapped.game
-    player = searcher(table, networks).bind(game)
+    player = searcher(table, networks, knobs).bind(game)
     rng = np.random.default_rng(5)
     compared = 0
     for match in range(3):
@@ -222,8 +229,9 @@ def test_ignores_other_seats_cards_climbing(table, networks):
     assert compared > 15
 
 
-def test_ignores_other_seats_cards_doudizhu(networks):
-    player = searcher("doudizhu", networks).bind(DDZ)
+@pytest.mark.parametrize("knobs", [FAST, FAST_LEAF], ids=["playouts", "leaves"])
+def test_ignores_other_seats_cards_doudizhu(knobs, networks):
+    player = searcher("doudizhu", networks, knobs).bind(DDZ)
     rng = np.random.default_rng(9)
     compared = 0
     from envs.doudizhu.engine import Phase, random_deal
@@ -266,11 +274,11 @@ def test_reads_only_its_observation_and_view(networks):
         def __getattr__(self, name):
             raise AssertionError(f"the player read the live state ({name})")
 
-    for table in ("daifugo4", "doudizhu"):
+    for table, knobs in (("daifugo4", FAST), ("doudizhu", FAST_LEAF)):
         env = make_env(table)
         raw = env.unwrapped
-        player = searcher(table, networks).bind(raw.game)
-        other = searcher(table, networks).bind(game_from_spec(player.network.meta["spec"]))
+        player = searcher(table, networks, knobs).bind(raw.game)
+        other = searcher(table, networks, knobs).bind(game_from_spec(player.network.meta["spec"]))
         assert other.game is not raw.game
         decided = 0
         for _agent, obs, seat in live_turns(env, [1]):
@@ -289,3 +297,40 @@ def test_reads_only_its_observation_and_view(networks):
             decided += 1
             env.step(action)
         assert decided > 20
+
+
+def test_benchmark_prints_both_players(networks, capsys):
+    from benchmarks import search as bench
+
+    out = bench.main(["--games", "daifugo", "--positions", "3", "--repeats", "1", "--players",
+                      f"search:{networks('daifugo4')}:rollouts=8", "scripted-hard:rollouts=8",
+                      "search:cpus/no-such-cpu"])
+    printed = capsys.readouterr().out
+    assert "skipped search:cpus/no-such-cpu in daifugo" in printed
+    for unit in ("ms median", "ms p99", "decisions/s"):
+        assert set(out["medians"][unit]) == {f"daifugo: search:{networks('daifugo4')}:rollouts=8",
+                                             "daifugo: scripted-hard:rollouts=8"}
+        assert all(v > 0 for v in out["medians"][unit].values())
+    assert "decisions per second" in printed
+
+
+@pytest.mark.parametrize("table", ["daifugo4", "doudizhu"])
+def test_scores_batch_matches_one_position_at_a_time(table, networks):
+    """The leaves of a decision are scored in one call per role (Dou Dizhu: bidding, landlord
+    and both peasants mixed in one batch); each gets the q values it gets alone."""
+    from policies import neural
+    from trainer_helpers import positions
+
+    env = make_env(table)
+    game = env.unwrapped.game
+    network = neural.load(networks(table), game)
+    found = positions(game, 60, seed=2)
+    observations = [pettingzoo_observation(game, s, seat) for s, seat in found]
+    views = [s.view(seat) for s, seat in found]
+    batch = network.scores_batch(observations, views)
+    if table == "doudizhu":
+        assert len({role_from_view(game, v) for v in views}) >= 3
+    for (legal, q), obs, view in zip(batch, observations, views):
+        alone_legal, alone_q = network.scores(obs, view)
+        np.testing.assert_array_equal(legal, alone_legal)
+        np.testing.assert_allclose(q, alone_q, atol=1e-5)
