@@ -108,8 +108,30 @@ class NeuralPlayer(Player):
 
     def scores(self, observation, view: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
         """The legal move ids and their q values."""
+        return self.scores_batch([observation], [view])[0]
+
+    def scores_batch(self, observations, views) -> list[tuple[np.ndarray, np.ndarray]]:
+        """:meth:`scores` of many positions (an observation and a view each) at once, one
+        network call per role: the legal move ids and their q values of each."""
         if self.game is None:
             self.bind(None)
+        positions = [self._position(o, v) for o, v in zip(observations, views, strict=True)]
+        out: list = [None] * len(positions)
+        for role in sorted({p[3] for p in positions}):
+            mine = [i for i, p in enumerate(positions) if p[3] == role]
+            sizes = [len(positions[i][1]) for i in mine]
+            hist = np.stack([positions[i][2] for i in mine])
+            q = self.scorers[role](
+                np.stack([positions[i][0] for i in mine]), hist[:, :, 1], hist[:, :, 0],
+                np.concatenate([positions[i][1] for i in mine]),
+                np.repeat(np.arange(len(mine), dtype=np.int64), sizes))
+            ends = np.cumsum(sizes)
+            for i, end, size in zip(mine, ends, sizes):
+                out[i] = (positions[i][1], np.asarray(q[end - size : end], np.float64))
+        return out
+
+    def _position(self, observation, view: dict[str, Any]):
+        """One position's network inputs: observation vector, legal ids, history rows, role."""
         if isinstance(observation, dict):
             obs = observation["observation"]
             legal = np.flatnonzero(observation["action_mask"])
@@ -122,10 +144,8 @@ class NeuralPlayer(Player):
         if len(legal) == 0:
             raise ValueError("no legal move: is it this seat's turn?")
         hist = history_from_view(self.game, view, self.history_length)
-        q = self.scorers[role_from_view(self.game, view)](
-            np.asarray(obs, np.float32)[None], hist[None, :, 1], hist[None, :, 0],
-            legal.astype(np.int64), np.zeros(len(legal), np.int64))
-        return legal, np.asarray(q, np.float64)
+        return (np.asarray(obs, np.float32), legal.astype(np.int64), hist,
+                role_from_view(self.game, view))
 
     def act(self, observation, view: dict[str, Any]) -> int:
         legal, q = self.scores(observation, view)

@@ -8,6 +8,8 @@ Names, per game (``daifugo``, ``president``, ``doudizhu``):
   (game -> level -> spec; the shipped copy, :mod:`policies.install`, unless ``config=``
   names another file), so a level can be pointed at a trained CPU (a relative path there is
   read from the config's folder: ``hard: ../cpus/daifugo``);
+- ``search:<path>``: that trained CPU searching at play time with the scripted hard player's
+  Monte Carlo (:mod:`policies.search`), knobs after colons: ``search:cpus/daifugo:top_k=4``;
 - a path (anything with a ``/``, a checkpoint suffix, or an existing file): handed to
   ``policies.neural.load(path, game)``, the trainer's module; ``cpus/NAME``, when the working
   directory has no such folder, is the shipped CPU of that name (``cpus/daifugo``);
@@ -25,6 +27,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from . import search
 from .base import Player, RandomPlayer
 from .install import shipped
 
@@ -98,13 +101,19 @@ def load(
         player = _load_douzero(name_or_path[len(DOUZERO_PREFIX):], game, seed, knobs)
         player.name = name_or_path
         return player
+    if search.is_spec(name_or_path):
+        return _load_search(game, name_or_path, seed, None, knobs)
     name, spec_knobs = parse_spec(name_or_path) if not _is_path(name_or_path) else (name_or_path, {})
     knobs = {**spec_knobs, **knobs}
     if name in LEVELS:
         target = cpu_levels(game, config)[name]
+        # relative to the CPU config's folder, whatever the working directory
+        folder = (Path(config) if config is not None else CONFIG_PATH).parent
+        if search.is_spec(target):
+            player = _load_search(game, target, seed, folder, knobs)
+            player.name = name
+            return player
         if _is_path(target):
-            # relative to the CPU config's folder, whatever the working directory
-            folder = (Path(config) if config is not None else CONFIG_PATH).parent
             target = str(folder / target)
             target_name, target_knobs = target, {}
         else:
@@ -193,6 +202,20 @@ def _load_checkpoint(path: str, game: str, seed: int | None, knobs: dict) -> Pla
     if seed is not None:
         player.seed(seed)
     return player
+
+
+def _load_search(game: str, spec: str, seed: int | None, folder: Path | None,
+                 knobs: dict) -> Player:
+    """The searching CPU ``search:<path>:knob=value...`` (:mod:`policies.search`); a relative
+    path is read from ``folder`` when given (the CPU config's)."""
+    path, texts = search.split_spec(spec)
+    if folder is not None:
+        path = str(folder / path)
+    spec_knobs = parse_spec(SPEC_SEPARATOR.join([search.PREFIX, *texts]))[1]
+    network = _load_checkpoint(_shipped_cpu(path), game, None, {})
+    family = _family(game)
+    return search.NetworkSearch(network, lambda **kw: family.make("hard", None, **kw), seed,
+                                name=spec.strip(), **{**spec_knobs, **knobs})
 
 
 def knob_value(text: str) -> Any:
