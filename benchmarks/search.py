@@ -1,7 +1,7 @@
 """Thinking time of the searching CPU (``search:<cpu>``) next to ``scripted-hard``: milliseconds
 per decision (median and 99th percentile) and decisions per second.
 
-    python -m benchmarks.search [--players search:cpus/daifugo4 scripted-hard] [--positions 200]
+    python -m benchmarks.search [--players search:cpus/daifugo scripted-hard] [--positions 200]
         [--repeats 3] [--seed 0] [--json FILE]
 
 The positions are the decisions with at least two legal moves of games that ``scripted-medium``
@@ -9,7 +9,7 @@ plays in every seat (the same positions for every player, fixed by ``--seed``): 
 4 players and 3 rounds under the standard rules, and Dou Dizhu. Every player is re-seeded
 before each position, so a repetition replays the same searches; repetitions are interleaved
 (:func:`benchmarks.common.measure`). A player spec whose CPU does not fit a game's table
-(``cpus/daifugo4`` in Dou Dizhu) is skipped there with a line saying so.
+(``cpus/daifugo`` in Dou Dizhu) is skipped there with a line saying so.
 """
 
 from __future__ import annotations
@@ -20,14 +20,14 @@ import time
 import numpy as np
 
 import policies
-from envs import daifugo_v0, doudizhu_v0
+from envs import daifugo_v1, doudizhu_v0
 from envs.core.aec import turns
 
 from .common import machine, measure, parser, write_json
 
 #: game -> (env, the searching CPU of its shipped network)
 TABLES = {
-    "daifugo": (lambda: daifugo_v0.env(players=4, rounds=3), "search:cpus/daifugo4"),
+    "daifugo": (lambda: daifugo_v1.env(players=4, rounds=3), "search:cpus/daifugo"),
     "doudizhu": (lambda: doudizhu_v0.env(), "search:cpus/doudizhu"),
 }
 MEDIAN, P99, RATE = "ms median", "ms p99", "decisions/s"

@@ -115,10 +115,12 @@ def test_cpu_config_names_a_searching_cpu_relative_to_its_folder(networks, tmp_p
     hard.bind(make_env("daifugo4").unwrapped.game)
 
 
-def test_a_network_for_other_rules_is_refused(networks):
-    player = searcher("daifugo4", networks)
-    with pytest.raises(ValueError, match="players"):
-        player.bind(daifugo_v1.env(players=3, rounds=2).unwrapped.game)
+def test_a_network_plays_every_table_of_its_game_and_no_other(networks):
+    # the v1 observation carries the table: a network of the 4-player table binds to a
+    # 3-player table with other rules, and one of another game is refused
+    searcher("daifugo4", networks).bind(daifugo_v1.env(players=3, rounds=2).unwrapped.game)
+    with pytest.raises(ValueError, match="daifugo"):
+        searcher("doudizhu", networks).bind(daifugo_v1.env(players=3, rounds=2).unwrapped.game)
 
 
 def test_the_prior_counts_against_leaving_the_networks_choice():
