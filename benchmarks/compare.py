@@ -56,7 +56,7 @@ DMC_BUFFERS = 2
 """Shared-memory rollout buffers given to DouZero's actor (it only cycles through them)."""
 
 OUR_ENGINE = "ours: engine"
-OUR_ENV = "ours: doudizhu_v0.env()"
+OUR_ENV = "ours: doudizhu_v1.env()"
 OUR_RAW_ENV = "ours: raw_env() (no order wrapper)"
 RLCARD_ENV = "rlcard: env"
 RLCARD_CORE = "rlcard: game core"
@@ -157,14 +157,14 @@ def column(results: dict[str, dict[str, list[float]]], key: str) -> dict[str, li
 
 
 def doudizhu_play(installed: dict, seconds: float, repeats: int, seed: int) -> dict:
-    from envs import doudizhu_v0
+    from envs import doudizhu_v1
     from envs.doudizhu.engine import DoudizhuGame
 
     from .doudizhu import bench_engine, bench_env
 
     # made once and kept across repetitions, as the peers' objects are (and a training run's);
     # each repetition deals new games (another seed) so no position is replayed
-    game, env, raw = DoudizhuGame(), doudizhu_v0.env(), doudizhu_v0.raw_env()
+    game, env, raw = DoudizhuGame(), doudizhu_v1.env(), doudizhu_v1.raw_env()
     deals = itertools.count(seed)
     cases: dict[str, Callable[[], dict[str, float]]] = {
         OUR_ENGINE: lambda: bench_engine(seconds, next(deals), game=game),

@@ -9,7 +9,7 @@ Prints, in the format of :func:`benchmarks.common.measure` (``climbrl bench`` ru
     new generator so the first fills of its per-mask tables are included, and again once its
     tables are warm;
   * engine random play: steps/s and games/s (bidding included, random legal moves);
-  * the wrapped env (``doudizhu_v0.env()``) in random play, and ``raw_env()`` without
+  * the wrapped env (``doudizhu_v1.env()``) in random play, and ``raw_env()`` without
     PettingZoo's order-enforcing wrapper: steps/s and games/s with the observation and the
     action mask computed every step (``env.last()``; target >= 15,000 steps/s). The random agent
     samples from the mask with ``np.flatnonzero(mask.view(bool))``, ten times faster than on the
@@ -91,12 +91,12 @@ def bench_engine(seconds: float, seed: int, game=None) -> dict[str, float]:
 
 
 def bench_env(seconds: float, seed: int, wrapped: bool = True, env=None) -> dict[str, float]:
-    """``doudizhu_v0.env()`` in random play, or ``raw_env()`` (no PettingZoo order-enforcing
+    """``doudizhu_v1.env()`` in random play, or ``raw_env()`` (no PettingZoo order-enforcing
     wrapper) when ``wrapped`` is false; ``env`` reuses an env made earlier."""
-    from envs import doudizhu_v0
+    from envs import doudizhu_v1
 
     if env is None:
-        env = doudizhu_v0.env() if wrapped else doudizhu_v0.raw_env()
+        env = doudizhu_v1.env() if wrapped else doudizhu_v1.raw_env()
     pick = random.Random(seed)
     env.reset(seed=seed)
     steps = games = 0
@@ -136,7 +136,7 @@ def legal_move_us(hands: list[int], warm: bool) -> float:
 def measure_all(seconds: float, repeats: int, seed: int = 0,
                 hands: int = 20000) -> dict[str, dict[str, list[float]]]:
     """Every case, interleaved, printed as it goes; unit -> case -> figures."""
-    from envs import doudizhu_v0
+    from envs import doudizhu_v1
     from envs.doudizhu.engine import DoudizhuGame
 
     fresh = landlord_hands(hands, seed)
@@ -147,7 +147,7 @@ def measure_all(seconds: float, repeats: int, seed: int = 0,
     out = measure(legal, repeats, {US: f"Dou Dizhu legal moves of {hands} fresh 20-card landlord "
                                         "hands, leading (target <= 25 us/call)"})
     # made once and kept across repetitions; each repetition deals new games (another seed)
-    game, env, raw = DoudizhuGame(), doudizhu_v0.env(), doudizhu_v0.raw_env()
+    game, env, raw = DoudizhuGame(), doudizhu_v1.env(), doudizhu_v1.raw_env()
     deals = itertools.count(seed)
 
     def rates(figures: dict[str, float]) -> dict[str, float]:
@@ -155,8 +155,8 @@ def measure_all(seconds: float, repeats: int, seed: int = 0,
 
     play = {
         "doudizhu engine": lambda: rates(bench_engine(seconds, next(deals), game=game)),
-        "doudizhu_v0.env()": lambda: rates(bench_env(seconds, next(deals), env=env)),
-        "doudizhu_v0.raw_env() (no order wrapper)": lambda: rates(bench_env(seconds, next(deals), env=raw)),
+        "doudizhu_v1.env()": lambda: rates(bench_env(seconds, next(deals), env=env)),
+        "doudizhu_v1.raw_env() (no order wrapper)": lambda: rates(bench_env(seconds, next(deals), env=raw)),
     }
     out.update(measure(play, repeats, {
         STEPS: "Dou Dizhu random play, steps/s (bids count as steps; env target >= 15,000)",

@@ -1,6 +1,6 @@
 """climbrl environments: PettingZoo AEC environments for climbing card games.
 
-``from envs import daifugo_v1, president_v1, doudizhu_v0`` imports an environment module;
+``from envs import daifugo_v1, president_v1, doudizhu_v1`` imports an environment module;
 importing :mod:`envs` registers them with PettingZoo so that
 ``pettingzoo.make("aec", "climbrl/daifugo-v1")`` works (the modules load on first use);
 :data:`ENV_MODULES` names each game's current module.
@@ -26,13 +26,13 @@ PETTINGZOO_FLOOR = "1.27"
 ENV_MODULES = {
     "daifugo": "envs.daifugo_v1",
     "president": "envs.president_v1",
-    "doudizhu": "envs.doudizhu_v0",
+    "doudizhu": "envs.doudizhu_v1",
 }
 """the current environment module of each game"""
 ENV_IDS = {
     "climbrl/daifugo-v1": "envs.daifugo_v1:env",
     "climbrl/president-v1": "envs.president_v1:env",
-    "climbrl/doudizhu-v0": "envs.doudizhu_v0:env",
+    "climbrl/doudizhu-v1": "envs.doudizhu_v1:env",
 }
 
 

@@ -34,9 +34,10 @@ from pettingzoo.utils import BaseWrapper
 from . import ENV_MODULES
 from .core.aec import turns
 
-GAMES = ("daifugo", "president", "doudizhu")
+GAMES = tuple(ENV_MODULES)
 SEATS = {"doudizhu": 3}
-"""games with a fixed table size (the others take ``players``)"""
+"""games whose table size is not the number of players given (Dou Dizhu: 3, unless
+``players=4`` is passed)"""
 EPISODE_SEEDS = 2**63
 """episode seeds are drawn below this from the env's generator"""
 
@@ -83,7 +84,7 @@ class SingleSeatEnv(gymnasium.Env):
         if game not in GAMES:
             raise ValueError(f"unknown game {game!r}; games are {', '.join(GAMES)}")
         if game in SEATS:
-            players = SEATS[game]
+            players = kwargs.get("players", SEATS[game])
         else:
             players = kwargs.setdefault("players", len(opponents) + 1)
         if len(opponents) != players - 1:

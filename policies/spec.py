@@ -22,7 +22,8 @@ the network reads. A model of another env version is refused in one line saying 
 Roles. Daifugo and President train one seat-relative network (role ``"seat"``). Dou Dizhu
 trains one network per role: ``"bidding"`` (every bid, before the landlord is known),
 ``"landlord"``, ``"peasant_after"`` (the peasant who plays right after the landlord) and
-``"peasant_before"`` (the one who plays right before it).
+``"peasant_before"`` (the one who plays right before it); at the four-player table
+``"peasant_middle"`` is the one across the table, between them.
 """
 
 from __future__ import annotations
@@ -36,6 +37,8 @@ import numpy as np
 GAMES = ("daifugo", "president", "doudizhu")
 SEAT_ROLES = ("seat",)
 DOUDIZHU_ROLES = ("bidding", "landlord", "peasant_after", "peasant_before")
+DOUDIZHU_ROLES_FOUR = ("bidding", "landlord", "peasant_after", "peasant_middle", "peasant_before")
+"""the roles at four seats: the peasants after the landlord, across from it and before it"""
 DOUDIZHU_PLAYERS = 3
 HIDDEN_MOVE_SUFFIX = "?"
 """A move another seat made face down (``give ?``) shows with this suffix in a view."""
@@ -59,8 +62,8 @@ def make_game(game: str, players: int | None = None, rules: dict | None = None,
 
         return DaifugoGame(Rules.preset(game, players, **rules), reward or "centered")
     if game == "doudizhu":
-        if players not in (None, DOUDIZHU_PLAYERS):
-            raise ValueError(f"doudizhu is a {DOUDIZHU_PLAYERS}-player game, got players={players}")
+        if players is not None:
+            rules["players"] = players
         try:
             from envs.doudizhu import DoudizhuConfig, DoudizhuGame
         except ImportError as err:
@@ -242,30 +245,34 @@ def check_spec(saved: dict[str, Any], game, what: str = "model",
 # -- roles ---------------------------------------------------------------------------------------
 
 
+def _doudizhu_roles(players: int) -> tuple[str, ...]:
+    return DOUDIZHU_ROLES if players == DOUDIZHU_PLAYERS else DOUDIZHU_ROLES_FOUR
+
+
 def roles(game) -> tuple[str, ...]:
-    return DOUDIZHU_ROLES if game.name == "doudizhu" else SEAT_ROLES
+    return _doudizhu_roles(game.num_players) if game.name == "doudizhu" else SEAT_ROLES
 
 
-def _doudizhu_role(landlord: int | None, seat: int) -> int:
+def _doudizhu_role(landlord: int | None, seat: int, players: int = DOUDIZHU_PLAYERS) -> int:
+    names = _doudizhu_roles(players)
     if landlord is None or landlord < 0:
-        return DOUDIZHU_ROLES.index("bidding")
+        return names.index("bidding")
     if seat == landlord:
-        return DOUDIZHU_ROLES.index("landlord")
-    if seat == (landlord + 1) % DOUDIZHU_PLAYERS:
-        return DOUDIZHU_ROLES.index("peasant_after")
-    return DOUDIZHU_ROLES.index("peasant_before")
+        return names.index("landlord")
+    # the peasants follow the landlord in the order of play
+    return names.index("landlord") + (seat - landlord) % players
 
 
 def role_of(game, state, seat: int) -> int:
     """Index into :func:`roles` of the network that decides for ``seat`` in ``state``."""
     if game.name == "doudizhu":
-        return _doudizhu_role(state.landlord, seat)
+        return _doudizhu_role(state.landlord, seat, game.num_players)
     return 0
 
 
 def role_from_view(game, view: dict[str, Any]) -> int:
     if game.name == "doudizhu":
-        return _doudizhu_role(view.get("landlord"), view["seat"])
+        return _doudizhu_role(view.get("landlord"), view["seat"], game.num_players)
     return 0
 
 
@@ -275,7 +282,8 @@ def return_groups(game, state) -> list[tuple[str, int]]:
     if game.name == "doudizhu":
         if state.landlord < 0:
             return []
-        return [(DOUDIZHU_ROLES[_doudizhu_role(state.landlord, s)], s)
+        names = roles(game)
+        return [(names[_doudizhu_role(state.landlord, s, game.num_players)], s)
                 for s in range(game.num_players)]
     return [(f"seat_{s}", s) for s in range(game.num_players)]
 
@@ -312,16 +320,12 @@ def episode_starter(game, fixed_landlord: float = 0.0):
         raise ValueError(f"fixed_landlord is a Dou Dizhu setting; {game.name!r} has no bidding")
     if not fixed_landlord:
         return game.new_state
-    from envs.doudizhu.cards import format_cards
 
     def start(rng: np.random.Generator):
         state = game.new_state(rng)
         if rng.random() >= fixed_landlord:
             return state
         landlord = int(rng.integers(game.num_players))
-        hands = [h + (state.kitty if s == landlord else 0) for s, h in enumerate(state.hands)]
-        return game.new_state(rng, {
-            "hands": [format_cards(h) for h in hands], "kitty": format_cards(state.kitty),
-            "landlord": landlord, "bid": FIXED_LANDLORD_BID})
+        return game.with_landlord(state, landlord, FIXED_LANDLORD_BID, rng)
 
     return start

@@ -123,8 +123,8 @@ def hidden_from(room, viewer: int | None) -> tuple[set[int], set[str]]:
     if room.game == "doudizhu":
         if not st.terminal:
             kitty = set(table.kitty_ids) if st.landlord >= 0 else set()
-            for seat in range(3):
-                if seat != viewer:
+            for seat in range(room.players):
+                if seat != viewer and not (st.shown and seat == st.landlord):  # open hand
                     hidden |= set(table.held[seat]) - kitty
         codes = set() if st.terminal else {st.deal_code}
         return hidden, codes

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import policies
-from envs import daifugo_v1, doudizhu_v0, president_v1
+from envs import daifugo_v1, doudizhu_v1, president_v1
 from envs.core.aec import turns
 from envs.daifugo.rules import MAX_ROUNDS, Rules
 from envs.doudizhu.evaluator import HandEvaluator
@@ -93,13 +93,13 @@ def test_illegal_reward_must_be_a_number(value):
     with pytest.raises((TypeError, ValueError), match="illegal_reward"):
         daifugo_v1.env(illegal_reward=value)
     with pytest.raises((TypeError, ValueError), match="illegal_reward"):
-        doudizhu_v0.env(illegal_reward=value)
+        doudizhu_v1.env(illegal_reward=value)
 
 
 # ------------------------------------------------------------------ actions coerced with int()
 
 
-@pytest.mark.parametrize("module", [daifugo_v1, doudizhu_v0], ids=["daifugo", "doudizhu"])
+@pytest.mark.parametrize("module", [daifugo_v1, doudizhu_v1], ids=["daifugo", "doudizhu"])
 @pytest.mark.parametrize("bad", [12.7, 1.9, "12", True, False, None, np.float64(1.0),
                                  np.array([[1]]), np.array([1.0]), [1], np.bool_(True)])
 def test_step_refuses_an_action_that_is_not_an_integer_id(module, bad):
@@ -113,7 +113,7 @@ def test_step_refuses_an_action_that_is_not_an_integer_id(module, bad):
     np.testing.assert_array_equal(env.observe(agent)["observation"], before)
 
 
-@pytest.mark.parametrize("module", [daifugo_v1, doudizhu_v0], ids=["daifugo", "doudizhu"])
+@pytest.mark.parametrize("module", [daifugo_v1, doudizhu_v1], ids=["daifugo", "doudizhu"])
 def test_integer_ids_of_every_documented_form_are_taken(module):
     # the Dou Dizhu page says "Action shape (1,)": a one-element array is an action too
     plain = started(module)
@@ -130,7 +130,7 @@ def test_integer_ids_of_every_documented_form_are_taken(module):
 
 
 def test_view_and_action_text_refuse_floats_and_bools():
-    for module in (daifugo_v1, doudizhu_v0):
+    for module in (daifugo_v1, doudizhu_v1):
         raw = started(module).unwrapped
         with pytest.raises(TypeError, match="seat must be an integer, got 1.7"):
             raw.view(1.7)
@@ -153,7 +153,7 @@ def test_a_bool_is_not_a_seat():
     with pytest.raises(TypeError, match="seed must be an integer, got True"):
         env.reset(options={"hands": hands, "seed": True})
     with pytest.raises(ValueError, match="'landlord' must be 0..2, got True"):
-        doudizhu_v0.env().reset(options={"hands": ["3"] * 3, "kitty": "444", "landlord": True,
+        doudizhu_v1.env().reset(options={"hands": ["3"] * 3, "kitty": "444", "landlord": True,
                                          "bid": 1})
 
 
@@ -189,10 +189,10 @@ def test_daifugo_reset_options_of_the_wrong_type(options, error, message):
 )
 def test_doudizhu_reset_options_of_the_wrong_type(options, error, message):
     with pytest.raises(error, match=message):
-        doudizhu_v0.env().reset(options=options)
+        doudizhu_v1.env().reset(options=options)
 
 
-@pytest.mark.parametrize("module", [daifugo_v1, doudizhu_v0], ids=["daifugo", "doudizhu"])
+@pytest.mark.parametrize("module", [daifugo_v1, doudizhu_v1], ids=["daifugo", "doudizhu"])
 def test_a_negative_seed_is_refused(module):
     # --seed -1 reached numpy's default_rng deep inside
     with pytest.raises(ValueError, match="seed must be at least 0, got -1"):
@@ -201,7 +201,7 @@ def test_a_negative_seed_is_refused(module):
         module.env().reset(seed=1.5)
 
 
-@pytest.mark.parametrize("module", [daifugo_v1, doudizhu_v0], ids=["daifugo", "doudizhu"])
+@pytest.mark.parametrize("module", [daifugo_v1, doudizhu_v1], ids=["daifugo", "doudizhu"])
 def test_move_text_must_be_text(module):
     raw = started(module).unwrapped
     for bad in (None, 123, ["7s"], b"pass"):
@@ -209,7 +209,7 @@ def test_move_text_must_be_text(module):
             raw.action_from_str(bad)
 
 
-@pytest.mark.parametrize("module", [daifugo_v1, doudizhu_v0], ids=["daifugo", "doudizhu"])
+@pytest.mark.parametrize("module", [daifugo_v1, doudizhu_v1], ids=["daifugo", "doudizhu"])
 def test_unknown_agents_are_named(module):
     env = started(module)
     with pytest.raises(ValueError, match="unknown agent 'player_9'; agents are"):
@@ -222,7 +222,7 @@ def test_unknown_agents_are_named(module):
         env.observe(["player_0"])
 
 
-@pytest.mark.parametrize("module", [daifugo_v1, doudizhu_v0], ids=["daifugo", "doudizhu"])
+@pytest.mark.parametrize("module", [daifugo_v1, doudizhu_v1], ids=["daifugo", "doudizhu"])
 def test_view_and_legal_actions_before_reset_say_so(module):
     raw = module.env().unwrapped
     with pytest.raises(RuntimeError, match=r"call reset\(\) before view\(\)"):
@@ -241,7 +241,7 @@ def test_player_name_none_is_refused():
 
 
 def test_a_daifugo_bot_bound_to_a_doudizhu_game_is_refused():
-    doudizhu = doudizhu_v0.env().unwrapped.game
+    doudizhu = doudizhu_v1.env().unwrapped.game
     daifugo = daifugo_v1.env().unwrapped.game
     for level in ("scripted-easy", "scripted-medium", "scripted-hard"):
         with pytest.raises(TypeError, match="President player; it cannot play 'doudizhu'"):

@@ -373,8 +373,10 @@ def test_config_validation(kwargs, error, message):
 
 def test_config_dict_and_history_length_shape_the_layout():
     game = DoudizhuGame(DoudizhuConfig(history_length=4))
-    assert game.config_dict() == {"game": "doudizhu", "version": 0, "reward": "score",
-                                  "base_points": 10, "max_redeals": 16, "history_length": 4}
+    assert game.config_dict() == {"game": "doudizhu", "version": 1, "reward": "score",
+                                  "base_points": 10, "max_redeals": 16, "history_length": 4,
+                                  "players": 3, "bidding": "bid", "open_hand": False,
+                                  "laizi": False}
     assert game.layout.fields["history"] == (4, 15, 4)
     state = game.new_state(rng(0))
     while not state.terminal:

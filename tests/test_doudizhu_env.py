@@ -1,4 +1,4 @@
-"""The doudizhu_v0 PettingZoo environment: PettingZoo's own tests, the documented spaces and
+"""The doudizhu_v1 PettingZoo environment: PettingZoo's own tests, the documented spaces and
 layout, options, infos, rewards, the illegal-move treatment and the live-env conveniences."""
 
 from __future__ import annotations
@@ -14,39 +14,47 @@ from pettingzoo.test import api_test, render_test, seed_test
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
 import envs
-from envs import doudizhu_v0
+from envs import doudizhu_v1
 from envs.core.aec import IllegalMoveWarning
+
+from doudizhu_variants import VARIANTS
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 
 def test_pettingzoo_api():
-    api_test(doudizhu_v0.env(), num_cycles=200)
+    api_test(doudizhu_v1.env(), num_cycles=200)
 
 
 def test_pettingzoo_seed():
-    seed_test(doudizhu_v0.env, num_cycles=100)
+    seed_test(doudizhu_v1.env, num_cycles=100)
+
+
+@pytest.mark.parametrize("variant", [v for v in VARIANTS if v != "classic"])
+def test_pettingzoo_api_and_seed_of_every_variant(variant):
+    api_test(doudizhu_v1.env(**VARIANTS[variant]), num_cycles=200)
+    seed_test(lambda **kw: doudizhu_v1.env(**VARIANTS[variant], **kw), num_cycles=100)
 
 
 def test_pettingzoo_render():
-    render_test(lambda render_mode=None: doudizhu_v0.env(render_mode=render_mode))
+    render_test(lambda render_mode=None: doudizhu_v1.env(render_mode=render_mode))
 
 
 def test_factories_names_and_registration():
-    env = doudizhu_v0.env()
+    env = doudizhu_v1.env()
     assert isinstance(env, OrderEnforcingWrapper)
-    assert isinstance(doudizhu_v0.raw_env(), doudizhu_v0.raw_env)
-    assert env.metadata["name"] == "doudizhu_v0"
+    assert isinstance(doudizhu_v1.raw_env(), doudizhu_v1.raw_env)
+    assert env.metadata["name"] == "doudizhu_v1"
     assert env.possible_agents == ["player_0", "player_1", "player_2"]
-    assert "climbrl/doudizhu-v0" in envs.ENV_IDS
-    assert pettingzoo.make("aec", "climbrl/doudizhu-v0").metadata["name"] == "doudizhu_v0"
+    assert "climbrl/doudizhu-v1" in envs.ENV_IDS
+    assert pettingzoo.make("aec", "climbrl/doudizhu-v1").metadata["name"] == "doudizhu_v1"
     with pytest.raises(ValueError, match="reward"):
-        doudizhu_v0.env(reward="money")
+        doudizhu_v1.env(reward="money")
 
 
 def test_docstring_tables_match_the_layout_and_the_catalog():
-    doc = doudizhu_v0.__doc__
-    env = doudizhu_v0.raw_env()
+    doc = doudizhu_v1.__doc__
+    env = doudizhu_v1.raw_env()
     layout = env.game.layout
     rows = re.findall(r"^\| (\w+) +\| \(([\d, ]+)\) +\| (\d+) +\|", doc, re.M)
     documented = {name: (tuple(int(x) for x in shape.split(",") if x.strip()), int(start))
@@ -65,7 +73,7 @@ def test_docstring_tables_match_the_layout_and_the_catalog():
 
 
 def test_spaces():
-    env = doudizhu_v0.env()
+    env = doudizhu_v1.env()
     env.reset(seed=0)
     space = env.observation_space("player_0")
     assert space["observation"].shape == (env.unwrapped.game.layout.size,)
@@ -75,7 +83,7 @@ def test_spaces():
 
 
 def test_roles_in_infos_after_bidding():
-    env = doudizhu_v0.env()
+    env = doudizhu_v1.env()
     env.reset(seed=4)
     assert all(info["role"] == "undecided" for info in env.infos.values())
     env.step(env.action_from_str("bid 3"))
@@ -88,7 +96,7 @@ def test_roles_in_infos_after_bidding():
 
 
 def test_reset_options_through_the_env():
-    env = doudizhu_v0.env()
+    env = doudizhu_v1.env()
     env.reset(seed=1)
     code = env.unwrapped.deal_code
     hands = [env.unwrapped.view(s)["hand"] for s in range(3)]
@@ -113,7 +121,7 @@ def test_score_and_win_rewards():
                "landlord": 0, "bid": 1}
     script = ["456789TJQKA", "pass", "pass", "3333", "pass", "pass", "222", "pass", "pass", "BR"]
     for reward, expected in (("score", [16.0, -8.0, -8.0]), ("win", [1.0, -1.0, -1.0])):
-        env = doudizhu_v0.env(reward=reward)
+        env = doudizhu_v1.env(reward=reward)
         env.reset(options=options)
         for text in script:
             env.step(env.action_from_str(text))
@@ -124,7 +132,7 @@ def test_score_and_win_rewards():
 
 
 def test_illegal_move_ends_the_game_with_a_warning_naming_it():
-    env = doudizhu_v0.env()
+    env = doudizhu_v1.env()
     env.reset(seed=0)
     agent = env.agent_selection
     with pytest.warns(IllegalMoveWarning, match="illegal move '33'"):
@@ -134,7 +142,7 @@ def test_illegal_move_ends_the_game_with_a_warning_naming_it():
 
 
 def test_action_text_on_the_live_env():
-    env = doudizhu_v0.env()
+    env = doudizhu_v1.env()
     env.reset(seed=0)
     assert env.action_to_str(env.action_from_str("pass")) == "bid pass"  # bidding phase
     assert env.action_to_str(env.action_from_str("bid 2")) == "bid 2"
@@ -144,12 +152,12 @@ def test_action_text_on_the_live_env():
 
 
 def test_render_modes():
-    env = doudizhu_v0.env(render_mode="ansi")
+    env = doudizhu_v1.env(render_mode="ansi")
     env.reset(seed=0)
     text = env.render()
     assert "Dou Dizhu [bidding]" in text and "player_2" in text
     with pytest.raises(ValueError, match="render_mode"):
-        doudizhu_v0.env(render_mode="rgb_array")
+        doudizhu_v1.env(render_mode="rgb_array")
 
 
 def test_engine_modules_import_no_frameworks():
@@ -169,7 +177,7 @@ def test_engine_modules_import_no_frameworks():
 
 
 def test_episode_bound_holds_under_an_always_pass_policy():
-    env = doudizhu_v0.env(max_redeals=2)
+    env = doudizhu_v1.env(max_redeals=2)
     env.reset(seed=0)
     steps = 0
     for _ in env.agent_iter():

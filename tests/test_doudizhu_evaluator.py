@@ -1,5 +1,5 @@
 """The Dou Dizhu hand evaluator: fewest plays (hand-counted cases and a brute-force check),
-high cards, bombs, and the bid advice of docs/rules.md."""
+high cards, bombs, the bid advice of docs/rules.md, and the estimate of the two-pack game."""
 
 from __future__ import annotations
 
@@ -8,7 +8,9 @@ from functools import lru_cache
 import numpy as np
 import pytest
 
-from envs.doudizhu.cards import PHYSICAL_RANK, UNIT, parse
+from envs.doudizhu import DoudizhuConfig, DoudizhuGame
+from envs.doudizhu.cards import PHYSICAL_RANK, UNIT, parse, setup_for
+from envs.doudizhu.estimate import PlayEstimator
 from envs.doudizhu.evaluator import HandEvaluator, HandValue, bid_for
 from envs.doudizhu.catalog import get_catalog
 from envs.doudizhu.moves import MoveGenerator
@@ -79,3 +81,49 @@ def test_bid_rule_and_the_highest_bid():
 def test_advice_text_for_a_real_hand():
     text = EVAL.advice(parse("33456789TJQKA22BR"))
     assert text == "4 high cards, 1 bomb, about 4 moves -> bid 3"
+
+
+# -- the estimate of the four-player game ------------------------------------------------------
+
+ESTIMATE_CASES = [
+    # (players, hand, plays)
+    (3, "333444555666777", 1),  # one airplane
+    (3, "33344455", 1),  # an airplane with the singles 5 and 5
+    (3, "3334", 1),  # trio with a single
+    (3, "34567TTT99", 2),  # a chain, and a trio that takes the pair along
+    (3, "BR", 1),  # the rocket of one pack
+    (4, "BR", 2),  # with two packs a black and a red joker are two singles
+    (4, "BBRR", 1),  # the rocket of two packs
+    (4, "55555", 1),  # a bomb of five
+    (4, "55555555AAAAAAA", 2),  # two bombs
+    (4, "334455667788", 1),  # a pair chain
+    (4, "333444555666777888999TTTJJJQQQKKK", 1),  # an airplane of eleven trios
+]
+
+
+@pytest.mark.parametrize("players, hand, plays", ESTIMATE_CASES)
+def test_estimate_cases(players, hand, plays):
+    setup = setup_for(players)
+    assert PlayEstimator(setup).plays(setup.parse(hand)) == plays
+
+
+def test_estimate_is_close_to_the_exact_count():
+    """On one-pack hands, where the exact search is fast, the estimate is mostly exact and
+    never far (it ignores four-with-two and lets an airplane take fewer kickers)."""
+    game = DoudizhuGame()
+    estimator = PlayEstimator(game.setup)
+    rng = np.random.default_rng(1)
+    diffs = []
+    for k in range(200):
+        state = game.new_state(rng)
+        hand = state.hands[0] + (state.kitty if k % 2 else 0)
+        diffs.append(estimator.plays(hand) - EVAL.min_plays(hand))
+    assert sum(d == 0 for d in diffs) >= 0.8 * len(diffs)
+    assert max(abs(d) for d in diffs) <= 4
+
+
+def test_the_four_player_evaluator_estimates():
+    game = DoudizhuGame(DoudizhuConfig(players=4))
+    assert not game.evaluator.exact and EVAL.exact
+    hand = game.setup.parse("333444555666777888999TTTJJJQQQKKK")
+    assert game.evaluator.min_plays(hand) == 1

@@ -9,12 +9,13 @@ import numpy as np
 import pytest
 
 import policies
-from envs import doudizhu_v0
+from envs import doudizhu_v1
 from envs.core.aec import turns
 from envs.doudizhu.cards import UNIT, counts, parse
 from policies.doudizhu import EasyPlayer, MediumPlayer, SearchPlayer
 from policies.doudizhu.search import HandSampler
 
+from doudizhu_variants import VARIANTS
 from play_helpers import live_turns
 
 FAST_HARD = "scripted-hard:rollouts=8:candidates=3"
@@ -30,7 +31,7 @@ def test_levels_resolve():
 
 
 def test_every_level_plays_legal_moves_and_ignores_hidden_cards():
-    env = doudizhu_v0.env()
+    env = doudizhu_v1.env()
     raw = env.unwrapped
     players = [policies.load("doudizhu", spec).bind(raw.game) for spec in LEVEL_SPECS]
     rng = np.random.default_rng(0)
@@ -68,7 +69,7 @@ def test_every_level_plays_legal_moves_and_ignores_hidden_cards():
 
 def test_medium_does_not_beat_its_partner():
     """A peasant facing its partner's play passes (while nobody is about to go out)."""
-    env = doudizhu_v0.env()
+    env = doudizhu_v1.env()
     env.reset(seed=0)
     raw = env.unwrapped
     medium = policies.load("doudizhu", "medium").bind(raw.game)
@@ -95,7 +96,7 @@ def test_medium_does_not_beat_its_partner():
 
 def test_medium_blocks_a_landlord_with_one_card():
     """The landlord holds one card: a peasant leading plays a pair or longer, not a single."""
-    env = doudizhu_v0.env()
+    env = doudizhu_v1.env()
     raw = env.unwrapped
     rng = np.random.default_rng(5)
     medium = policies.load("doudizhu", "medium").bind(raw.game)
@@ -122,7 +123,7 @@ def test_medium_blocks_a_landlord_with_one_card():
 
 
 def test_medium_bids_as_the_evaluator_advises():
-    env = doudizhu_v0.env()
+    env = doudizhu_v1.env()
     env.reset(seed=7)
     raw = env.unwrapped
     medium = policies.load("doudizhu", "medium").bind(raw.game)
@@ -135,7 +136,7 @@ def test_medium_bids_as_the_evaluator_advises():
 
 def test_hard_bombs_when_that_finishes_in_two_plays():
     """The landlord holds a bomb and a pair, facing a pair: the bomb, then the pair."""
-    env = doudizhu_v0.env()
+    env = doudizhu_v1.env()
     raw = env.unwrapped
     game = raw.game
     hard = policies.load("doudizhu", "scripted-hard:rollouts=8").bind(game)
@@ -150,7 +151,7 @@ def test_hard_bombs_when_that_finishes_in_two_plays():
 
 
 def test_rebuild_plays_on_exactly_like_the_real_position():
-    env = doudizhu_v0.env()
+    env = doudizhu_v1.env()
     raw = env.unwrapped
     rng = np.random.default_rng(1)
     compared = 0
@@ -173,7 +174,7 @@ def test_rebuild_plays_on_exactly_like_the_real_position():
 
 
 def test_hand_sampler_keeps_counts_and_the_kitty_with_the_landlord():
-    env = doudizhu_v0.env()
+    env = doudizhu_v1.env()
     raw = env.unwrapped
     rng = np.random.default_rng(2)
     env.reset(seed=3)
@@ -196,3 +197,28 @@ def test_hand_sampler_keeps_counts_and_the_kitty_with_the_landlord():
             checked += 1
         env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
     assert checked > 0
+
+
+@pytest.mark.parametrize("variant", [v for v in VARIANTS if v != "classic"])
+def test_every_level_plays_every_variant_legally_and_bids_as_advised(variant):
+    """Whole games of each variant with the scripted levels seated round the table: every
+    move is legal, and the medium bot's bidding move is the one the advice line names."""
+    env = doudizhu_v1.env(**VARIANTS[variant])
+    raw = env.unwrapped
+    specs = ["easy", "medium", FAST_HARD, "random"]
+    seen_bids = 0
+    for game in range(4):
+        players = [policies.load("doudizhu", specs[(game + s) % len(specs)], seed=s).bind(raw.game)
+                   for s in range(raw.game.num_players)]
+        medium = policies.load("doudizhu", "medium").bind(raw.game)
+        for _agent, obs, seat in live_turns(env, [game]):
+            view = raw.view(seat)
+            action = players[seat].act(obs, view)
+            assert obs["action_mask"][action] == 1, (players[seat], raw.action_to_str(action))
+            if view["phase"] == "bidding":
+                advised = view["advice"].rsplit("-> ", 1)[1]
+                assert raw.action_to_str(medium.act(obs, view)) in (advised, f"bid {advised}")
+                seen_bids += 1
+            env.step(action)
+        assert raw.game_state.terminal
+    assert seen_bids

@@ -147,7 +147,7 @@ def test_rule_case(hand, pile, play, legal):
         ),
         ("999955", {Reading(Kind.FOUR_TWO_SINGLE, 1, 6)}),
         ("33344", {Reading(Kind.TRIO_PAIR, 1, 0)}),
-        ("3333", {Reading(Kind.BOMB, 1, 0)}),  # never trio + its own 3
+        ("3333", {Reading(Kind.BOMB, 4, 0)}),  # never trio + its own 3; a bomb's length is its cards
         ("BR", {Reading(Kind.ROCKET, 1, 13)}),  # never a pair
         ("KKKAAA22", {Reading(Kind.AIRPLANE_SINGLE, 2, 10)}),
     ],

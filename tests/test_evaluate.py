@@ -94,8 +94,8 @@ def test_config_errors():
         evaluate.EvalConfig("chess", (("a",),))
     with pytest.raises(ValueError, match="one table size"):
         evaluate.EvalConfig("daifugo", (("a", "b", "c"), ("a", "b", "c", "d")))
-    with pytest.raises(ValueError, match="Dou Dizhu seats 3"):
-        evaluate.EvalConfig("doudizhu", (("a", "b", "c", "d"),))
+    with pytest.raises(ValueError, match="Dou Dizhu seats 3 or 4"):
+        evaluate.EvalConfig("doudizhu", (("a", "b", "c", "d", "e"),))
     with pytest.raises(ValueError, match="Dou Dizhu mode"):
         evaluate.EvalConfig("daifugo", (("a", "b", "c"),), landlord="fixed")
 

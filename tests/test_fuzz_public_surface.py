@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from daifugo_helpers import game_for
-from envs import daifugo_v1, doudizhu_v0, president_v1
+from envs import daifugo_v1, doudizhu_v1, president_v1
 from envs.core.aec import IllegalMoveWarning
 from envs.daifugo.cards import Deck
 from envs.daifugo.rules import Rules
@@ -137,7 +137,7 @@ def test_daifugo_and_president_constructors(module, kwargs):
 )
 def test_doudizhu_constructor(reward, max_redeals, history_length, render_mode):
     try:
-        env = doudizhu_v0.raw_env(reward=reward, max_redeals=max_redeals,
+        env = doudizhu_v1.raw_env(reward=reward, max_redeals=max_redeals,
                                   history_length=history_length, render_mode=render_mode)
     except Exception as err:  # noqa: BLE001
         assert_clear(err)
@@ -239,7 +239,7 @@ def is_integer_id(value) -> bool:
     return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
 
 
-@pytest.mark.parametrize("module", [daifugo_v1, doudizhu_v0], ids=["daifugo", "doudizhu"])
+@pytest.mark.parametrize("module", [daifugo_v1, doudizhu_v1], ids=["daifugo", "doudizhu"])
 @given(values=st.lists(st.one_of(ANYTHING, st.integers(0, 30000)), min_size=1, max_size=6))
 def test_step_with_values_of_any_type(module, values):
     env = module.env()

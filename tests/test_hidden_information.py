@@ -19,7 +19,7 @@ from daifugo_helpers import game_for
 from envs.core import dealcode
 from envs.core.bits import bit_list
 from envs.daifugo.cards import RANKS
-from envs import doudizhu_v0
+from envs import doudizhu_v1
 from envs.core.aec import turns
 from envs.doudizhu.cards import NUM_RANKS, PHYSICAL_RANK, UNIT, counts, format_cards
 from envs.doudizhu.engine import DoudizhuGame, Phase, random_deal
@@ -267,7 +267,7 @@ def test_doudizhu_deal_code_only_in_the_result():
     """Point 1 of the hidden-information probe: ``view(seat)["deal"]`` and
     ``infos[agent]["deal"]`` carried the deal code, which decodes into every hand and the
     kitty. It now shows only in the result, once the deal is over."""
-    env = doudizhu_v0.env()
+    env = doudizhu_v1.env()
     env.reset(seed=3)
     raw = env.unwrapped
     rng = np.random.default_rng(0)

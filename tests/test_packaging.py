@@ -164,8 +164,8 @@ def test_import_envs_registers_the_ids():
     import envs
 
     assert set(envs.ENV_IDS) <= set(pettingzoo.aec_registry)
-    env = pettingzoo.make("aec", "climbrl/doudizhu-v0")
-    assert env.unwrapped.metadata["name"] == "doudizhu_v0"
+    env = pettingzoo.make("aec", "climbrl/doudizhu-v1")
+    assert env.unwrapped.metadata["name"] == "doudizhu_v1"
 
 
 @pytest.mark.parametrize("module", ["policies", "training", "training.cli"])

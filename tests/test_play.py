@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from envs import daifugo_v1, doudizhu_v0
+from envs import daifugo_v1, doudizhu_v1
 from policies.daifugo.talk import DaifugoTalk
 from policies.doudizhu.talk import DoudizhuTalk
 from policies.human import QuitGame, TerminalPlayer
@@ -60,7 +60,7 @@ DDZ_LEADING_WITH_A_QUEEN = {
 
 
 def doudizhu_seat0_to_move(options=DDZ_LEADING_WITH_A_QUEEN):
-    env = doudizhu_v0.env()
+    env = doudizhu_v1.env()
     env.reset(seed=0, options=options)
     obs, *_ = env.last()
     return env, obs
@@ -142,7 +142,7 @@ def test_wording_one_card_a_single_and_no_undecided_role():
     text = DaifugoTalk(raw.game).describe(raw.view(0))
     assert " 1 card " in text and "1 cards" not in text
     assert "(single, by player_1)" in text
-    ddz = doudizhu_v0.env()
+    ddz = doudizhu_v1.env()
     ddz.reset(seed=0)
     bidding = DoudizhuTalk(ddz.unwrapped.game).describe(ddz.unwrapped.view(0))
     assert "undecided" not in bidding and "no landlord yet" in bidding

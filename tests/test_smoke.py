@@ -56,7 +56,7 @@ def _play_full_game(cpu_dir, game_name, players, seed=0):
     import envs  # noqa: F401  (registers the ids)
 
     env = pettingzoo.make("aec", f"climbrl/{game_name}-v1", players=players) \
-        if game_name != "doudizhu" else pettingzoo.make("aec", "climbrl/doudizhu-v0")
+        if game_name != "doudizhu" else pettingzoo.make("aec", "climbrl/doudizhu-v1")
     cpu = neural.load(cpu_dir, env)
     others = policies.load(game_name, "random", seed=seed).bind(env.unwrapped.game)
     env.reset(seed=seed)

@@ -219,3 +219,55 @@ def test_a_cpu_past_its_thinking_limit_plays_a_random_legal_move(tmp_path, monke
             client.step(random_chooser(6))
             moved = sum(1 for f in client.frames if f.get("type") == "state" for e in f["events"]
                         if e["type"] in ("play", "pass") and e["seat"] != 0)
+
+
+@pytest.mark.parametrize("players, rules", [(3, {"rob": True}), (3, {"open_hand": True}),
+                                            (4, {}), (4, {"rob": True, "open_hand": True}),
+                                            (3, {"laizi": True})])
+def test_doudizhu_variant_rooms_play_whole_deals(tmp_path, players, rules):
+    """A room with a variant switched on (the lobby's switches come from the hello): the
+    bidding buttons and events name the variant's moves, and deals are played to the end."""
+    with TestClient(make_app(tmp_path)) as tc, tc.websocket_connect("/ws") as ws:
+        client = TableClient(ws)
+        hello = client.frames[0]
+        offered = {r["name"] for r in hello["games"]["doudizhu"]["rules"]}
+        assert set(rules) <= offered and players in hello["games"]["doudizhu"]["players"]
+        client.create(game="doudizhu", mode="cpu", level="easy", pace_ms=0, rounds=3,
+                      players=players, rules=rules)
+        st = client.state
+        assert len(st["seats"]) == players and len(st["hand"]) == {3: 17, 4: 25}[players]
+        assert st["doudizhu"]["kitty_size"] == {3: 3, 4: 8}[players]
+        assert (st["doudizhu"]["wild"] is not None) == bool(rules.get("laizi"))
+        choose = random_chooser(5)
+        bids = set()
+        while not client.state.get("result"):
+            st = client.state
+            if client.my_turn(st) and st["phase"] == "bidding":
+                bids |= {m["label"] for m in st["moves"]}
+            client.step(choose, next_deals=False)
+        result = client.state["result"]
+        said = {e.get("said") for f in client.frames if f.get("type") == "state"
+                for e in f["events"] if e["type"] == "bid"}
+        if rules.get("rob"):
+            assert bids and bids <= {"Call", "No call", "Rob", "No rob"}
+            assert said <= {"called", "robbed", "passed"}
+            if result["outcome"] != "no bid":
+                robs = [m for m in result["multipliers"] if m["name"] == "rob"]
+                assert len(robs) == result["robs"]
+        if rules.get("laizi"):
+            # every play took cards of the ranks it gives: its own, then wild cards
+            wild = client.state["doudizhu"]["wild"]
+            for e in (e for f in client.frames if f.get("type") == "state"
+                      for e in f["events"] if e["type"] == "play"):
+                lacking = sum(max(e["text"].count(r) - [c["rank"] for c in e["cards"]].count(r), 0)
+                              for r in "3456789TJQKA2" if r != wild)
+                assert [c["rank"] for c in e["cards"]].count(wild) >= lacking
+        if rules.get("open_hand") and result["outcome"] != "no bid":
+            shows = [e for f in client.frames if f.get("type") == "state"
+                     for e in f["events"] if e["type"] == "show"]
+            assert len(shows) == 1 and result["shown"] == shows[0]["shown"]
+            assert any(m["name"] == "shown" for m in result["multipliers"]) == result["shown"]
+        assert client.state["rules"] == rules
+        if result["outcome"] != "no bid":
+            lord = result["landlord"]
+            assert result["points"][lord] == -(players - 1) * result["points"][lord - 1]

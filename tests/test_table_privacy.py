@@ -23,6 +23,13 @@ MATCHES = [
     ("doudizhu", 3, "cpu", 4),
     ("doudizhu", 3, "local", 2),
 ]
+VARIANT_MATCHES = [
+    # game, players, mode, matches, rules: the open hand shows the landlord's cards, no others
+    ("doudizhu", 3, "cpu", 2, {"rob": True, "open_hand": True}),
+    ("doudizhu", 4, "cpu", 1, {}),
+    ("doudizhu", 4, "local", 1, {"open_hand": True}),
+    ("doudizhu", 3, "cpu", 1, {"laizi": True}),
+]
 
 
 def _probe(client: TableClient, state, rng: random.Random) -> None:
@@ -36,8 +43,10 @@ def _probe(client: TableClient, state, rng: random.Random) -> None:
     client.request({"type": "hint", **extra}, "hint")
 
 
-@pytest.mark.parametrize("game,players,mode,matches", MATCHES)
-def test_no_frame_shows_another_seats_cards(tmp_path, monkeypatch, game, players, mode, matches):
+@pytest.mark.parametrize("game,players,mode,matches,rules",
+                         [(*m, {}) for m in MATCHES] + VARIANT_MATCHES)
+def test_no_frame_shows_another_seats_cards(tmp_path, monkeypatch, game, players, mode, matches,
+                                            rules):
     watch = PrivacyWatch(monkeypatch)
     app = make_app(tmp_path)
     with TestClient(app) as tc:
@@ -46,7 +55,8 @@ def test_no_frame_shows_another_seats_cards(tmp_path, monkeypatch, game, players
             choose = random_chooser(m)
             with tc.websocket_connect("/ws") as ws:
                 client = TableClient(ws)
-                client.create(game=game, players=players, mode=mode, level="easy", pace_ms=0, rounds=3)
+                client.create(game=game, players=players, mode=mode, level="easy", pace_ms=0, rounds=3,
+                              rules=rules)
                 while True:
                     _probe(client, client.state, rng)
                     if not client.step(choose):

@@ -96,19 +96,25 @@ def test_history_from_view_matches_the_engine(name, players):
             assert np.array_equal(want, got)
 
 
-def test_doudizhu_roles_follow_the_landlord():
-    game = make_game("doudizhu")
+@pytest.mark.parametrize("players, peasants", [
+    (3, ("peasant_after", "peasant_before")),
+    # four seats: the peasants after the landlord, across the table from it, before it
+    (4, ("peasant_after", "peasant_middle", "peasant_before")),
+])
+def test_doudizhu_roles_follow_the_landlord(players, peasants):
+    game = make_game("doudizhu", players)
     names = roles(game)
+    assert names == ("bidding", "landlord") + peasants
     seen = set()
     for state, seat in positions(game, 300, seed=2):
         role = names[role_of(game, state, seat)]
         assert role == names[role_from_view(game, state.view(seat))]
         if state.landlord < 0:
             assert role == "bidding"
+        elif seat == state.landlord:
+            assert role == "landlord"
         else:
-            after = (state.landlord + 1) % game.num_players
-            assert role == {state.landlord: "landlord", after: "peasant_after"}.get(
-                seat, "peasant_before")
+            assert role == peasants[(seat - state.landlord) % players - 1]
         seen.add(role)
     assert seen == set(names)
 
@@ -153,6 +159,19 @@ def test_spec_check_ignores_the_reward_mode():
         check_spec(spec, make_game("doudizhu", rules={"max_redeals": 3}))
     daifugo = model_spec(make_game("daifugo", 4, reward="centered"))
     check_spec(daifugo, make_game("daifugo", 4, reward="raw"))
+
+
+def test_a_doudizhu_v0_model_is_refused_in_one_line():
+    # the CPU shipped for doudizhu_v0 does not load in v1 (its observation lacks the variant
+    # flags): one line saying so, not a list of every layout difference
+    game = make_game("doudizhu")
+    spec = model_spec(game)
+    spec["env_version"] = 0
+    spec["layout"].pop("variant")
+    with pytest.raises(ValueError) as err:
+        check_spec(spec, game, "CPU")
+    message = str(err.value)
+    assert "\n" not in message and "doudizhu_v0" in message and "v1" in message
 
 
 def test_roles():

@@ -24,6 +24,7 @@ from training.progress import Progress
 from training.rundir import LOCK_FILE, RunFolderError, RunLock
 from training.stats import SHARE, mean_ci
 
+from doudizhu_variants import VARIANTS
 from trainer_helpers import SMALL, cli_overrides, small_args, wait_until_trained
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -427,3 +428,17 @@ def test_sigkill_of_train_leaves_no_process(tmp_path):
                  "--total-frames", str(frames + BATCH)]) == 0
     data = checkpoint.load(run_dir)
     assert data["counters"]["frames"] >= frames + BATCH and data["counters"]["session"] == 1
+
+
+@pytest.mark.parametrize("variant", [v for v in VARIANTS if v != "classic"])
+def test_every_doudizhu_variant_trains(tmp_path, variant):
+    """A few batches of each Dou Dizhu variant, bidding and fixed-landlord deals both: the
+    landlord's network learns and the checkpoint records the variant's rules."""
+    options = dict(VARIANTS[variant])
+    players = options.pop("players", 3)
+    run = train(small_args(tmp_path, game="doudizhu", players=players, rules=options,
+                           total_frames=BATCH * 6, fixed_landlord=0.5))
+    tags = set(_scalars(run["run_dir"]).Tags()["scalars"])
+    assert "losses/landlord" in tags
+    config = checkpoint.load(run["run_dir"])["spec"]["config"]
+    assert all(config[key] == value for key, value in VARIANTS[variant].items())

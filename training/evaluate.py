@@ -64,6 +64,8 @@ from . import stats
 from .errors import RunError, one_line
 
 DEFAULT_TABLE = {"daifugo": 4, "president": 4, "doudizhu": 3}
+DOUDIZHU_TABLES = (3, 4)
+"""Dou Dizhu's table sizes (four: the two-pack game)"""
 #: games that run on the Daifugo engine (places and points per round)
 CLIMBING = ("daifugo", "president")
 DEFAULT_WORKERS = 2
@@ -112,8 +114,8 @@ class EvalConfig:
         sizes = {len(lineup) for lineup in self.lineups}
         if len(sizes) != 1:
             raise ValueError(f"lineups must all have one table size, got sizes {sorted(sizes)}")
-        if self.game == "doudizhu" and sizes != {DEFAULT_TABLE["doudizhu"]}:
-            raise ValueError(f"Dou Dizhu seats 3 players, got lineups of {sizes.pop()}")
+        if self.game == "doudizhu" and not sizes <= set(DOUDIZHU_TABLES):
+            raise ValueError(f"Dou Dizhu seats 3 or 4 players, got lineups of {sizes.pop()}")
         if self.deals < 1:
             raise ValueError(f"deals must be at least 1, got {self.deals}")
         if self.workers < 1:
@@ -144,7 +146,7 @@ def pool_lineups(
     if len(pool) < 2:
         raise ValueError(f"a pool needs at least two distinct players, got {pool}")
     if landlord == "fixed":
-        return tuple((a, b, b) for a, b in itertools.combinations(pool, 2))
+        return tuple((a,) + (b,) * (table_size - 1) for a, b in itertools.combinations(pool, 2))
     return tuple(
         tuple(a if seat % 2 == 0 else b for seat in range(table_size))
         for a, b in itertools.combinations(pool, 2)
@@ -152,11 +154,11 @@ def pool_lineups(
 
 
 def make_env(game: str, table_size: int, rounds: int | None, rules: dict[str, Any]):
-    """The env of ``game`` for a tournament (Daifugo/President: ``table_size`` players)."""
+    """The env of ``game`` for a tournament (``table_size`` players)."""
     module = importlib.import_module(ENV_MODULES[game])
     kwargs = dict(rules)
+    kwargs["players"] = table_size
     if game in CLIMBING:
-        kwargs["players"] = table_size
         if rounds is not None:
             kwargs["rounds"] = rounds
     return module.env(**kwargs)
@@ -213,6 +215,7 @@ def duel_options(game_obj, code: str) -> dict[str, Any]:
         "landlord": 0,
         "bid": 1,
         "first_bidder": 0,
+        **game_obj.variant_options(state),
     }
 
 
@@ -655,8 +658,10 @@ def _doudizhu_figures(report, config, records, labels) -> None:
             landlord = rec["landlord"]
             if landlord is None:
                 continue  # every bid passed: no game
-            # points per side: the peasants' points, or the landlord's halved (DouZero's ADP)
-            landlord_points = rec["returns"][landlord] / 2
+            # points per side: the peasants' points, or the landlord's shared out over them
+            # (halved at three seats: DouZero's ADP)
+            peasant_seats = len(rec["returns"]) - 1
+            landlord_points = rec["returns"][landlord] / peasant_seats
             landlord_won = landlord_points > 0
             boss = rec["seats"][landlord]
             peasants = {label for seat, label in enumerate(rec["seats"]) if seat != landlord}
@@ -673,7 +678,7 @@ def _doudizhu_figures(report, config, records, labels) -> None:
                     if set(pair) == {boss, peasant}:
                         sign = 1 if pair[0] == boss else -1
                         duel[pair][0].append(float(landlord_won == (sign > 0)))
-                        duel[pair][1].append(sign * 2 * landlord_points)
+                        duel[pair][1].append(sign * peasant_seats * landlord_points)
                         role = LANDLORD if sign > 0 else PEASANTS
                         by_role[pair][role].append(float(landlord_won == (sign > 0)))
         for key in keys:

@@ -8,7 +8,7 @@
 * :mod:`.observation` -- the seat-relative observation layout and writer.
 * :mod:`.evaluator` -- fewest plays to empty a hand, high cards, bombs, bid advice.
 
-The PettingZoo environment over it is :mod:`envs.doudizhu_v0`.
+The PettingZoo environment over it is :mod:`envs.doudizhu_v1`.
 """
 
 from .engine import DealError, DoudizhuConfig, DoudizhuGame, DoudizhuState, Phase

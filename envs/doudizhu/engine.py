@@ -14,7 +14,7 @@ Rules: the Dou Dizhu section of ``docs/rules.md``. In short:
   (landlord wins, no peasant played a card) or an anti-spring (peasants win, the landlord made
   only its first play). The landlord wins or loses twice that, each peasant the opposite once.
 
-Rulings where the sources are silent (documented in ``envs/doudizhu_v0.py`` too):
+Rulings where the sources are silent (documented in ``envs/doudizhu_v1.py`` too):
 
 * A redeal draws a new first bidder as well as new hands.
 * To keep every episode finite, after ``config.max_redeals`` redeals a further round of three
@@ -23,100 +23,56 @@ Rulings where the sources are silent (documented in ``envs/doudizhu_v0.py`` too)
   ``+-2 x bid x multiplier`` and each peasant the opposite half; ``reward="win"`` pays +1 to
   each seat of the winning side and -1 to each seat of the other (not zero-sum).
 
+The variants (:class:`~envs.doudizhu.config.DoudizhuConfig`, rulings in docs/rules.md):
+
+* ``bidding="rob"`` (:mod:`envs.doudizhu.bidding`): a seat calls, the seats after it that have
+  not spoken may rob, the caller may rob back; the last to rob is landlord at a bid of 1, and
+  every rob doubles the round like a bomb (``result["robs"]``).
+* ``open_hand``: once it holds the kitty, the landlord chooses (phase ``show``) to play with
+  its hand face up (``show``: every seat then sees its cards, and the round doubles) or hidden
+  (``hide``), then leads (``result["shown"]``).
+* ``players=4``: two packs (:func:`~envs.doudizhu.cards.setup_for`), 25 cards each and 8 in
+  the kitty, one landlord against three peasants; bombs of 4 to 8 cards, the rocket of four
+  jokers (the catalog of :mod:`envs.doudizhu.catalog`); the landlord scores three times.
+* ``laizi`` (:mod:`envs.doudizhu.laizi`): the rank ``state.wild`` (the deal seed modulo 13,
+  so the deal code carries it) is wild; a play takes the hand's own cards first and wild
+  cards for the rest; soft bombs rank below hard ones (``pile_power``, ``pile_subs``).
+
 Seats are fixed; *landlord* and *peasant* are roles decided by bidding.
 """
 
 from __future__ import annotations
 
 import warnings
-from dataclasses import asdict, dataclass
-from enum import IntEnum
+from dataclasses import asdict
 from typing import Any
 
 import numpy as np
 
-from ..core import dealcode
-from ..core.checks import as_action, as_int_in, as_options
-from ..core.dealcode import Deal
+from ..core.checks import as_action, as_options
 from ..core.game import IllegalActionError
-from .cards import (
-    COPIES,
-    DECK_SIZE,
-    FIRST_CARD,
-    FULL_DECK,
-    HAND_SIZE,
-    KITTY_SIZE,
-    LANDLORD_HAND_SIZE,
-    NUM_RANKS,
-    NUMBER_RANKS,
-    PHYSICAL_RANK,
-    PLAYERS,
-    RANKS,
-    UNIT,
-    CardParseError,
-    contains,
-    counts,
-    format_cards,
-    parse,
-    size,
+from .bidding import CLASSIC, NOT_YET, NUM_BIDS, PASS_CODE, ROB_BID, Outcome, auction_for
+from . import laizi
+from .cards import NUMBER_RANKS, RANKS, UNIT, contains, format_cards, size
+from .catalog import Catalog, get_catalog
+from .config import DoudizhuConfig, Phase, max_bombs, max_play_steps
+from .deal import (
+    SEED_LIMIT,
+    DealError,
+    decode,
+    encode,
+    int_option,
+    kitty_owner,
+    owners_of,
+    random_deal,
+    set_up_hands,
 )
-from .catalog import NUM_BIDS, Catalog, get_catalog
-from .evaluator import HandEvaluator
+from .evaluator import HandEvaluator, bid_for
 from .moves import MoveGenerator
 
-DEAL_TAG = "DDZ"
-KITTY_OWNER = PLAYERS
-"""The owner value of kitty cards in a deal code."""
-SEED_LIMIT = 1 << dealcode.SEED_BITS
-MAX_PLAYS = DECK_SIZE - (PLAYERS - 1)
-"""Most plays in one deal: each removes a card and the game ends while the two other seats
-still hold at least one card each."""
-MAX_PLAY_STEPS = MAX_PLAYS + (PLAYERS - 1) * (MAX_PLAYS - 1)
-"""Most steps of the play phase: at most two passes follow a play before someone plays."""
-MAX_BOMBS = NUMBER_RANKS + 1
-"""Most bombs and rockets in one deal: a bomb of each number rank and the rocket."""
-REWARD_MODES = ("score", "win")
-_OPTION_KEYS = {"deal", "hands", "kitty", "first_bidder", "landlord", "bid"}
-_NOT_BID = -1
-
-
-class Phase(IntEnum):
-    BIDDING = 0
-    PLAY = 1
-    OVER = 2
-
-    @property
-    def label(self) -> str:
-        return self.name.lower()
-
-
-class DealError(ValueError):
-    """Reset options or a deal code that do not describe a valid deal (a ``ValueError``)."""
-
-
-@dataclass(frozen=True)
-class DoudizhuConfig:
-    """The rules config (recorded in checkpoints through ``DoudizhuGame.config_dict``)."""
-
-    reward: str = "score"
-    """``"score"``: the game's points / ``base_points`` at the end; ``"win"``: +1 / -1 by side."""
-    base_points: int = 10
-    """The base of the score: a round is worth ``base_points x bid x multiplier`` points."""
-    max_redeals: int = 16
-    """Redeals allowed after all-pass bidding; one more all-pass ends the episode unscored."""
-    history_length: int = 15
-    """Recent plays and passes kept in the observation's ``history`` fields."""
-
-    #: (name, least, most) of the integer fields; a history longer than the longest deal's
-    #: play would never fill
-    _BOUNDS = (("base_points", 1, None), ("max_redeals", 0, None),
-               ("history_length", 1, MAX_PLAY_STEPS))
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.reward, str) or self.reward not in REWARD_MODES:
-            raise ValueError(f"reward {self.reward!r} is not one of {REWARD_MODES}")
-        for name, least, most in self._BOUNDS:
-            object.__setattr__(self, name, as_int_in(getattr(self, name), name, least, most))
+MAX_BOMBS = max_bombs(DoudizhuConfig().setup)
+"""Most bombs and rockets in one deal of the three-player game."""
+_OPTION_KEYS = {"deal", "hands", "kitty", "first_bidder", "landlord", "bid", "wild"}
 
 
 def role_name(state: DoudizhuState, seat: int) -> str:
@@ -144,12 +100,19 @@ class DoudizhuState:
         "num_bids",
         "high_bid",
         "high_bidder",
+        "caller",
+        "robs",
+        "rob_seats",
+        "shown",
+        "wild",
         "landlord",
         "bid",
         "played",
         "plays_made",
         "pile",
         "pile_owner",
+        "pile_power",
+        "pile_subs",
         "passes",
         "trick",
         "history",
@@ -165,39 +128,46 @@ class DoudizhuState:
     def __init__(self, game: DoudizhuGame, owners: tuple[int, ...], first_bidder: int, seed: int):
         self.game = game
         self.redeals = 0
-        self._returns = [0.0] * PLAYERS
+        self._returns = [0.0] * game.num_players
         self.result: dict[str, Any] | None = None
         self._start_deal(owners, first_bidder, seed)
 
     def _start_deal(self, owners: tuple[int, ...], first_bidder: int, seed: int) -> None:
-        hands = [0] * PLAYERS
-        kitty = 0
+        setup = self.game.setup
+        players = setup.players
+        kitty_seat = kitty_owner(setup)
+        rank_of = setup.physical_rank
+        groups = [0] * (players + 1)
         for card, owner in enumerate(owners):
-            if owner == KITTY_OWNER:
-                kitty += UNIT[PHYSICAL_RANK[card]]
-            else:
-                hands[owner] += UNIT[PHYSICAL_RANK[card]]
+            groups[owner] += UNIT[rank_of[card]]
         self.owners = owners
         self._code: str | None = None
-        self.hands = hands
-        self.kitty = kitty
+        self.hands = groups[:kitty_seat]
+        self.kitty = groups[kitty_seat]
         self.first_bidder = first_bidder
         self.seed = seed
+        self.wild = seed % NUMBER_RANKS if self.game.config.laizi else -1
         self.phase = Phase.BIDDING
         self.current_player = first_bidder
         self.terminal = False
-        self.bids = [_NOT_BID] * PLAYERS
+        self.bids = [NOT_YET] * players
         self.num_bids = 0
         self.high_bid = 0
         self.high_bidder = -1
+        self.caller = -1
+        self.robs = 0
+        self.rob_seats = 0
+        self.shown = False
         self.landlord = -1
         self.bid = 0
-        self.played = [0] * PLAYERS
-        self.plays_made = [0] * PLAYERS
+        self.played = [0] * players
+        self.plays_made = [0] * players
         self.pile = -1
         self.pile_owner = -1
+        self.pile_power = -1
+        self.pile_subs = 0
         self.passes = 0
-        self.trick = [-1] * PLAYERS
+        self.trick = [-1] * players
         self.history: list[tuple[int, int]] = []
         self.bombs = 0
         self._legal: list[int] | None = None
@@ -206,7 +176,7 @@ class DoudizhuState:
         self.landlord = landlord
         self.bid = bid
         self.hands[landlord] += self.kitty
-        self.phase = Phase.PLAY
+        self.phase = Phase.SHOW if self.game.config.open_hand else Phase.PLAY
         self.current_player = landlord
 
     def clone(self) -> DoudizhuState:
@@ -226,12 +196,19 @@ class DoudizhuState:
         new.num_bids = self.num_bids
         new.high_bid = self.high_bid
         new.high_bidder = self.high_bidder
+        new.caller = self.caller
+        new.robs = self.robs
+        new.rob_seats = self.rob_seats
+        new.shown = self.shown
+        new.wild = self.wild
         new.landlord = self.landlord
         new.bid = self.bid
         new.played = self.played[:]
         new.plays_made = self.plays_made[:]
         new.pile = self.pile
         new.pile_owner = self.pile_owner
+        new.pile_power = self.pile_power
+        new.pile_subs = self.pile_subs
         new.passes = self.passes
         new.trick = self.trick[:]
         new.history = self.history[:]
@@ -251,14 +228,19 @@ class DoudizhuState:
         if not self.owners:
             raise ValueError("a position rebuilt from a view has no deal code")
         if self._code is None:
-            deal = Deal(self.owners, self.first_bidder, self.seed)
-            self._code = dealcode.encode(DEAL_TAG, deal, PLAYERS)
+            self._code = encode(self.game.setup, self.owners, self.first_bidder, self.seed)
         return self._code
 
     @property
     def leading(self) -> bool:
         """Whether the player to move starts a trick (may play any shape, may not pass)."""
         return self.phase == Phase.PLAY and self.pile < 0
+
+    @property
+    def multiplier(self) -> int:
+        """The round's doublings so far, as a factor: ``2`` per bomb, rocket and rob, and for a
+        hand shown."""
+        return 1 << (self.bombs + self.robs + self.shown)
 
     def legal_actions(self) -> list[int]:
         legal = self._legal
@@ -270,17 +252,34 @@ class DoudizhuState:
         """Whether ``action`` is legal now, without generating every legal action."""
         if self.terminal:
             return False
-        cat = self.game.catalog
+        game = self.game
+        cat = game.catalog
         if self.phase == Phase.BIDDING:
-            return cat.is_bid(action) and (action == cat.BID_PASS or
-                                           action - cat.BID_PASS > self.high_bid)
+            return cat.is_bid(action) and game.auction.is_legal(self, action - cat.BID_PASS)
+        if self.phase == Phase.SHOW:
+            return cat.is_show(action)
         if action == cat.PASS:
             return self.pile >= 0
         if not cat.pass_segment.stop <= action < cat.num_actions:
             return False
-        if not contains(self.hands[self.current_player], cat.cards[action]):
+        hand = self.hands[self.current_player]
+        cards = cat.cards[action]
+        if self.wild >= 0:
+            return self._wild_legal(hand, action, cards)
+        if not contains(hand, cards):
             return False
         return self.pile < 0 or cat.beats(action, self.pile)
+
+    def _wild_legal(self, hand: int, action: int, cards: int) -> bool:
+        """Laizi: whether ``hand`` makes the play ``action`` and it beats the pile."""
+        if not laizi.holds(hand, self.wild, cards):
+            return False
+        if self.pile < 0:
+            return True
+        if self.pile_power < 0:
+            return self.game.catalog.beats(action, self.pile)
+        subs = laizi.substitutes(hand, self.wild, cards)
+        return laizi.bomb_tier(self.game.catalog, action, self.wild, subs) > self.pile_power
 
     def apply(self, action: int) -> list[float] | None:
         if type(action) is not int:
@@ -290,6 +289,10 @@ class DoudizhuState:
         self._legal = None
         if self.phase == Phase.BIDDING:
             return self._apply_bid(action)
+        if self.phase == Phase.SHOW:
+            self.shown = action == self.game.catalog.SHOW
+            self.phase = Phase.PLAY
+            return None
         return self._apply_play(action)
 
     def returns(self) -> list[float]:
@@ -306,35 +309,28 @@ class DoudizhuState:
     # -- bidding -------------------------------------------------------------------------------
 
     def _apply_bid(self, action: int) -> list[float] | None:
-        seat = self.current_player
-        bid = action - self.game.catalog.BID_PASS
-        self.bids[seat] = bid
-        self.num_bids += 1
-        if bid > self.high_bid:
-            self.high_bid = bid
-            self.high_bidder = seat
-        if bid == NUM_BIDS or (self.num_bids == PLAYERS and self.high_bid):
+        outcome = self.game.auction.apply(self, action - self.game.catalog.BID_PASS)
+        if outcome == Outcome.LANDLORD:
             self._start_play(self.high_bidder, self.high_bid)
-        elif self.num_bids == PLAYERS:
+        elif outcome == Outcome.REDEAL:
             return self._redeal()
-        else:
-            self.current_player = (seat + 1) % PLAYERS
         return None
 
     def _redeal(self) -> list[float] | None:
-        if self.redeals >= self.game.config.max_redeals:
+        game = self.game
+        if self.redeals >= game.config.max_redeals:
             self.phase = Phase.OVER
             self.terminal = True
             self.current_player = -1
             self.result = {
                 "outcome": "no bid",
                 "redeals": self.redeals,
-                "points": [0] * PLAYERS,
+                "points": [0] * game.num_players,
                 "deal": self.deal_code if self.owners else None,
             }
-            return [0.0] * PLAYERS
+            return [0.0] * game.num_players
         self.redeals += 1
-        owners, first, seed = random_deal(np.random.default_rng(self.seed))
+        owners, first, seed = random_deal(np.random.default_rng(self.seed), game.setup)
         self._start_deal(owners, first, seed)
         return None
 
@@ -344,24 +340,32 @@ class DoudizhuState:
         game = self.game
         cat = game.catalog
         seat = self.current_player
+        players = game.num_players
         self.history.append((seat, action))
         if action == cat.PASS:
             self.trick[seat] = action
             self.passes += 1
-            if self.passes == PLAYERS - 1:
+            if self.passes == players - 1:
                 self.current_player = self.pile_owner
                 self.pile = -1
                 self.pile_owner = -1
+                self.pile_power = -1
+                self.pile_subs = 0
                 self.passes = 0
-                self.trick = [-1] * PLAYERS
+                self.trick = [-1] * players
             else:
-                self.current_player = (seat + 1) % PLAYERS
+                self.current_player = (seat + 1) % players
             return None
         cards = cat.cards[action]
+        if self.wild >= 0:
+            hand = self.hands[seat]
+            self.pile_subs = laizi.substitutes(hand, self.wild, cards)
+            self.pile_power = laizi.bomb_tier(cat, action, self.wild, self.pile_subs)
+            cards = laizi.taken(hand, self.wild, cards)
         self.hands[seat] -= cards
         self.played[seat] += cards
         self.plays_made[seat] += 1
-        if action == cat.ROCKET or cat.bomb_main[action] >= 0:
+        if cat.bomb_power[action] >= 0:
             self.bombs += 1
         self.pile = action
         self.pile_owner = seat
@@ -369,25 +373,27 @@ class DoudizhuState:
         self.trick[seat] = action
         if not self.hands[seat]:
             return self._finish(seat)
-        self.current_player = (seat + 1) % PLAYERS
+        self.current_player = (seat + 1) % players
         return None
 
     def _finish(self, winner: int) -> list[float]:
-        config = self.game.config
+        game = self.game
+        config = game.config
+        players = game.num_players
         landlord = self.landlord
         landlord_won = winner == landlord
-        peasants = [s for s in range(PLAYERS) if s != landlord]
+        peasants = [s for s in range(players) if s != landlord]
         spring = landlord_won and all(self.plays_made[s] == 0 for s in peasants)
         anti_spring = not landlord_won and self.plays_made[landlord] == 1
-        multiplier = (1 << self.bombs) * (2 if spring or anti_spring else 1)
+        multiplier = self.multiplier * (2 if spring or anti_spring else 1)
         units = self.bid * multiplier
         sign = 1 if landlord_won else -1
-        unit_scores = [(PLAYERS - 1) * sign * units if s == landlord else -sign * units
-                       for s in range(PLAYERS)]
+        unit_scores = [(players - 1) * sign * units if s == landlord else -sign * units
+                       for s in range(players)]
         if config.reward == "score":
             rewards = [float(u) for u in unit_scores]
         else:
-            rewards = [float(sign if s == landlord else -sign) for s in range(PLAYERS)]
+            rewards = [float(sign if s == landlord else -sign) for s in range(players)]
         self._returns = [a + b for a, b in zip(self._returns, rewards)]
         self.phase = Phase.OVER
         self.terminal = True
@@ -396,6 +402,8 @@ class DoudizhuState:
             "outcome": "landlord" if landlord_won else "peasants",
             "winner": winner,
             "bid": self.bid,
+            "robs": self.robs,
+            "shown": self.shown,
             "bombs": self.bombs,
             "spring": spring,
             "anti_spring": anti_spring,
@@ -407,7 +415,8 @@ class DoudizhuState:
         return rewards
 
     def _illegal_reason(self, action: int) -> str:
-        cat = self.game.catalog
+        game = self.game
+        cat = game.catalog
         try:
             text = cat.action_to_str(action)
         except ValueError:
@@ -416,33 +425,30 @@ class DoudizhuState:
             return f"{text!r}: the game is over"
         seat = self.current_player
         if self.phase == Phase.BIDDING:
+            now = " or ".join(repr(cat.action_to_str(a)) for a in game.legal_for(self))
             if not cat.is_bid(action):
-                return f"{text!r}: seat {seat} must bid (bid pass, bid 1..{NUM_BIDS})"
-            return f"{text!r}: the bid must be above the highest bid {self.high_bid}"
+                return f"{text!r}: seat {seat} must bid ({now})"
+            if game.auction.style == CLASSIC:
+                return f"{text!r}: the bid must be above the highest bid {self.high_bid}"
+            return f"{text!r}: seat {seat} may now {now}"
+        if self.phase == Phase.SHOW:
+            return f"{text!r}: the landlord first chooses 'show' or 'hide'"
         if cat.is_bid(action):
             return f"{text!r}: bidding is over"
         if action == cat.PASS:
             return "'pass': the leader of a trick must play"
-        if not contains(self.hands[seat], cat.cards[action]):
+        hand = self.hands[seat]
+        if not (laizi.holds(hand, self.wild, cat.cards[action]) if self.wild >= 0
+                else contains(hand, cat.cards[action])):
             return f"{text!r}: seat {seat} does not hold those cards"
         return f"{text!r} does not beat the pile {cat.action_to_str(self.pile)!r}"
-
-
-def random_deal(rng: np.random.Generator) -> tuple[tuple[int, ...], int, int]:
-    """Owners of the 54 cards (seats, ``KITTY_OWNER``), first bidder and next seed, from ``rng``."""
-    template = np.repeat(np.arange(PLAYERS + 1), [HAND_SIZE] * PLAYERS + [KITTY_SIZE])
-    owners = tuple(int(o) for o in rng.permutation(template))
-    first = int(rng.integers(PLAYERS))
-    seed = int(rng.integers(0, SEED_LIMIT, dtype=np.uint64))
-    return owners, first, seed
 
 
 class DoudizhuGame:
     """Fixed facts of Dou Dizhu under one :class:`DoudizhuConfig`, and the state factory."""
 
     name = "doudizhu"
-    version = 0
-    num_players = PLAYERS
+    version = 1
     _CACHE_LIMIT = 1 << 8
     """Entries per move cache. Small on purpose: a large cache made every garbage collection
     walk it (measured: 1 << 16 entries ran random play ~30% slower than 1 << 8); the values are
@@ -451,18 +457,20 @@ class DoudizhuGame:
     def __init__(self, config: DoudizhuConfig | None = None):
         from .observation import ObservationWriter
 
-        self.config = config or DoudizhuConfig()
-        self.catalog: Catalog = get_catalog()
+        self.config = config = config or DoudizhuConfig()
+        self.setup = setup = config.setup
+        self.num_players = setup.players
+        self.catalog: Catalog = get_catalog(setup.players, config.bidding, config.open_hand)
+        self.auction = auction_for(config.bidding, setup.players, self.catalog.BID_PASS)
         self.moves = MoveGenerator(self.catalog)
+        self.wild_moves = laizi.WildMoves(self.catalog) if config.laizi else None
+        """laizi: the legal plays of hands with wild cards"""
         self.num_actions = self.catalog.num_actions
-        self.max_game_length = PLAYERS * (self.config.max_redeals + 1) + MAX_PLAY_STEPS
+        self.max_bombs = max_bombs(setup)
+        self.max_game_length = (setup.players * config.max_redeals + self.auction.max_turns
+                                + config.open_hand + max_play_steps(setup))
         self._writer = ObservationWriter(self)
         self.layout = self._writer.layout
-        cat = self.catalog
-        self._bid_moves = [
-            [cat.BID_PASS] + [cat.BID_PASS + b for b in range(high + 1, NUM_BIDS + 1)]
-            for high in range(NUM_BIDS + 1)
-        ]
         self._lead_cache: dict[int, list[int]] = {}
         self._reply_cache: dict[tuple[int, int], list[int]] = {}
         self._evaluator: HandEvaluator | None = None
@@ -484,7 +492,7 @@ class DoudizhuGame:
         * ``{"hands": [h0, h1, h2], "kitty": k, "first_bidder": s}`` sets the deal (17, 17, 17
           and 3 cards as text, together the whole deck; ``first_bidder`` drawn when absent).
         * adding ``"landlord": s, "bid": b`` skips bidding; the landlord's hand then holds 20
-          cards, the kitty among them.
+          cards, the kitty among them (with ``bidding="rob"`` the bid is 1, no rob).
         """
         options = as_options(options)
         unknown = set(options) - _OPTION_KEYS
@@ -501,77 +509,74 @@ class DoudizhuGame:
             if len(options) > 1:
                 extra = sorted(set(options) - {"deal"})
                 raise DealError(f"'deal' replays a whole deal; drop {extra}")
-            owners, first, seed = self._decode(options["deal"])
-            return DoudizhuState(self, owners, first, seed)
+            return DoudizhuState(self, *decode(self.setup, options["deal"]))
         if "hands" not in options:
             extra = set(options) - {"hands"}
             if extra:
                 raise DealError(f"options {sorted(extra)} need 'hands' (and 'kitty')")
-            return DoudizhuState(self, *random_deal(rng))
+            return DoudizhuState(self, *random_deal(rng, self.setup))
         return self._setup(rng, options)
 
-    def _decode(self, code: str) -> tuple[tuple[int, ...], int, int]:
-        try:
-            deal = dealcode.decode(DEAL_TAG, code, DECK_SIZE, PLAYERS)
-        except ValueError as e:
-            raise DealError(str(e)) from None
-        want = [HAND_SIZE] * PLAYERS + [KITTY_SIZE]
-        got = [deal.owners.count(o) for o in range(PLAYERS + 1)]
-        if got != want:
-            raise DealError(
-                f"deal code {code!r} gives {got} cards to the seats and kitty, not {want}"
-            )
-        return deal.owners, deal.first_seat, deal.seed
-
     def _setup(self, rng: np.random.Generator, options: dict) -> DoudizhuState:
-        hands_text = options["hands"]
-        if not isinstance(hands_text, (list, tuple)) or len(hands_text) != PLAYERS:
-            raise DealError(f"'hands' must be a list of {PLAYERS} card strings, got {hands_text!r}")
-        if "kitty" not in options:
-            raise DealError("'hands' needs 'kitty' too (the 3 kitty cards as text)")
-        hands = [_parse_option(f"hands[{s}]", h) for s, h in enumerate(hands_text)]
-        kitty = _parse_option("kitty", options["kitty"])
+        players = self.num_players
         landlord = options.get("landlord")
         bid = options.get("bid")
         if (landlord is None) != (bid is None):
             raise DealError("'landlord' and 'bid' go together (both or neither)")
         if landlord is not None:
-            landlord = _int_option("landlord", landlord, 0, PLAYERS - 1)
-            bid = _int_option("bid", bid, 1, NUM_BIDS)
-        if size(kitty) != KITTY_SIZE:
-            raise DealError(f"kitty has {size(kitty)} cards, not {KITTY_SIZE}")
-        for s, h in enumerate(hands):
-            want = LANDLORD_HAND_SIZE if s == landlord else HAND_SIZE
-            if size(h) != want:
-                role = " (the landlord: its hand includes the kitty)" if s == landlord else ""
-                raise DealError(f"hands[{s}] has {size(h)} cards, not {want}{role}")
-        if landlord is not None:
-            if not contains(hands[landlord], kitty):
-                raise DealError(
-                    f"the landlord's hand {format_cards(hands[landlord])!r} must include the "
-                    f"kitty {format_cards(kitty)!r}"
-                )
-            hands[landlord] -= kitty
-        total = [sum(col) for col in zip(*(counts(x) for x in hands + [kitty]))]
-        for r, n in enumerate(total):
-            if n != COPIES[r]:
-                raise DealError(
-                    f"rank {RANKS[r]} appears {n} times across hands and kitty; the deck has "
-                    f"{COPIES[r]}"
-                )
+            landlord = int_option("landlord", landlord, 0, players - 1)
+            top = NUM_BIDS if self.auction.style == CLASSIC else ROB_BID
+            bid = int_option("bid", bid, 1, top)
+        hands, kitty = set_up_hands(self.setup, options, landlord)
         if "first_bidder" in options:
-            first = _int_option("first_bidder", options["first_bidder"], 0, PLAYERS - 1)
+            first = int_option("first_bidder", options["first_bidder"], 0, players - 1)
         else:
-            first = int(rng.integers(PLAYERS))
+            first = int(rng.integers(players))
         seed = int(rng.integers(0, SEED_LIMIT, dtype=np.uint64))
-        owners = _owners_of(hands + [kitty])
-        state = DoudizhuState(self, owners, first, seed)
+        if "wild" in options:
+            seed = self._seed_with_wild(seed, options["wild"])
+        state = DoudizhuState(self, owners_of(self.setup, hands + [kitty]), first, seed)
         if landlord is not None:
             state.bids[landlord] = bid
             state.high_bid = bid
             state.high_bidder = landlord
+            if self.auction.style != CLASSIC:
+                state.caller = landlord
             state._start_play(landlord, bid)
         return state
+
+    def _seed_with_wild(self, seed: int, wild: Any) -> int:
+        """``seed`` moved to the nearest one below whose deal has the wild rank ``wild``
+        (text such as ``"7"``; laizi only)."""
+        if not self.config.laizi:
+            raise DealError("'wild' is an option of the laizi game")
+        rank = RANKS.find(wild) if isinstance(wild, str) and len(wild) == 1 else -1
+        if not 0 <= rank < NUMBER_RANKS:
+            raise DealError(f"'wild' must be a rank 3..2 written as one character "
+                            f"({RANKS[:NUMBER_RANKS]}), got {wild!r}")
+        seed -= seed % NUMBER_RANKS - rank
+        return seed if seed < SEED_LIMIT else seed - NUMBER_RANKS
+
+    def cards_given(self, hand: int, action: int, wild: int = -1) -> int:
+        """The cards ``hand`` gives up to make the play ``action`` (packed): the play's cards,
+        or in laizi (``wild``: the wild rank) its own cards first and wild cards for the rest."""
+        cards = self.catalog.cards[action]
+        return laizi.taken(hand, wild, cards) if wild >= 0 else cards
+
+    def variant_options(self, state: DoudizhuState) -> dict[str, Any]:
+        """The reset options, beside the cards, that a set-up position of ``state``'s deal
+        needs to keep its variant facts (laizi: the wild rank)."""
+        return {"wild": RANKS[state.wild]} if state.wild >= 0 else {}
+
+    def with_landlord(self, state: DoudizhuState, landlord: int, bid: int,
+                      rng: np.random.Generator) -> DoudizhuState:
+        """A state on the cards of ``state``'s deal in which bidding is skipped: ``landlord``
+        took the kitty at ``bid`` (trainers deal such positions, as DouZero does)."""
+        hands = [h + (state.kitty if s == landlord else 0) for s, h in enumerate(state.hands)]
+        return self.new_state(rng, {"hands": [format_cards(h) for h in hands],
+                                    "kitty": format_cards(state.kitty),
+                                    "landlord": landlord, "bid": bid,
+                                    **self.variant_options(state)})
 
     # -- legal moves ---------------------------------------------------------------------------
 
@@ -580,8 +585,12 @@ class DoudizhuGame:
         if state.terminal:
             return []
         if state.phase == Phase.BIDDING:
-            return self._bid_moves[state.high_bid]
+            return self.auction.legal(state)
+        if state.phase == Phase.SHOW:
+            return tuple(self.catalog.show_segment)
         hand = state.hands[state.current_player]
+        if state.wild >= 0:
+            return self._wild_legal(state, hand)
         if state.pile < 0:
             legal = self._lead_cache.get(hand)
             if legal is None:
@@ -597,6 +606,22 @@ class DoudizhuGame:
             legal = self._reply_cache[key] = (self.catalog.PASS, *self.moves.replies(*key))
         return legal
 
+    def _wild_legal(self, state: DoudizhuState, hand: int) -> tuple[int, ...]:
+        """Laizi: the legal ids of ``hand`` (cached by hand, wild rank and pile)."""
+        key = (hand, state.wild, state.pile, state.pile_power)
+        legal = self._reply_cache.get(key)
+        if legal is None:
+            if len(self._reply_cache) >= self._CACHE_LIMIT:
+                self._reply_cache.clear()
+            moves = self.wild_moves
+            if state.pile < 0:
+                legal = tuple(moves.lead(hand, state.wild))
+            else:
+                replies = moves.replies(hand, state.wild, state.pile, state.pile_power)
+                legal = (self.catalog.PASS, *replies)
+            self._reply_cache[key] = legal
+        return legal
+
     def from_view(self, view: dict[str, Any], hands: list[int]) -> DoudizhuState:
         """The play-phase position of ``view`` (what one seat saw) in which the seats hold
         ``hands`` (packed rank counts; the viewer's own as in its view). Bots use it to search
@@ -605,7 +630,8 @@ class DoudizhuGame:
         its deal code."""
         if view["phase"] != Phase.PLAY.label:
             raise ValueError(f"from_view rebuilds play positions, not phase {view['phase']!r}")
-        if hands[view["seat"]] != parse(view["hand"]):
+        setup = self.setup
+        if hands[view["seat"]] != setup.parse(view["hand"]):
             raise ValueError("the viewer's hand differs from its view")
         for seat, hand in enumerate(hands):
             if size(hand) != view["cards_left"][seat]:
@@ -614,23 +640,29 @@ class DoudizhuGame:
                     f"{size(hand)} in the hands given"
                 )
         cat = self.catalog
+        players = self.num_players
         state = object.__new__(DoudizhuState)
         state.game = self
         state.phase = Phase.PLAY
         state.current_player = view["to_move"]
         state.terminal = False
         state.hands = list(hands)
-        state.kitty = parse(view["kitty"] or "")
+        state.kitty = setup.parse(view["kitty"] or "")
         state.owners = ()
         state.first_bidder = view["first_bidder"]
         state.seed = 0
         state.redeals = view["redeals"]
-        state.bids = [_NOT_BID if b is None else b for b in view["bids"]]
+        state.bids = [NOT_YET if b is None else b for b in view["bids"]]
         state.num_bids = sum(b is not None for b in view["bids"])
         state.high_bid = state.bid = view["bid"]
         state.high_bidder = state.landlord = view["landlord"]
-        state.played = [parse(p) for p in view["played"]]
-        plays = [0] * PLAYERS
+        state.caller = -1 if view["caller"] is None else view["caller"]
+        state.robs = view["robs"]
+        state.rob_seats = 0
+        state.shown = view["shown_hand"] is not None
+        state.wild = -1 if view["wild"] is None else RANKS.index(view["wild"])
+        state.played = [setup.parse(p) for p in view["played"]]
+        plays = [0] * players
         for seat, text in view["history"]:
             if text != cat.action_to_str(cat.PASS):
                 plays[seat] += 1
@@ -638,6 +670,9 @@ class DoudizhuGame:
         state.pile = -1 if view["pile"] is None else cat.action_from_str(view["pile"])
         state.pile_owner = -1 if view["pile_owner"] is None else view["pile_owner"]
         state.trick = [-1 if t is None else cat.action_from_str(t) for t in view["trick"]]
+        state.pile_subs = view["pile_wilds"]
+        state.pile_power = (-1 if state.pile < 0 or state.wild < 0
+                            else laizi.bomb_tier(cat, state.pile, state.wild, state.pile_subs))
         passes = 0
         if state.pile >= 0:
             for _seat, text in reversed(view["history"]):
@@ -647,7 +682,7 @@ class DoudizhuGame:
         state.passes = passes
         state.history = []
         state.bombs = view["bombs"]
-        state._returns = [0.0] * PLAYERS
+        state._returns = [0.0] * players
         state.result = None
         state._legal = None
         state._code = None
@@ -681,19 +716,39 @@ class DoudizhuGame:
     def config_dict(self) -> dict[str, Any]:
         return {"game": self.name, "version": self.version, **asdict(self.config)}
 
+    def advice(self, state: DoudizhuState, seat: int) -> str:
+        """The bid advice line of docs/rules.md for ``seat``'s hand now (in the rob bidding, the
+        move is ``call``, ``rob`` or ``pass``)."""
+        value = self.evaluator.value(state.hands[seat])
+        code = self.auction.advised(bid_for(value), self.view_bids(state))
+        cat = self.catalog
+        return value.line("pass" if code == PASS_CODE else cat.action_to_str(cat.bid_action(code)))
+
+    def view_bids(self, state: DoudizhuState) -> dict[str, Any]:
+        """The public bidding facts of ``state`` (part of every view)."""
+        return {"bids": [None if b == NOT_YET else b for b in state.bids],
+                "caller": state.caller if state.caller >= 0 else None, "robs": state.robs}
+
     def view(self, state: DoudizhuState, seat: int) -> dict[str, Any]:
         """What ``seat`` may see, as plain values with cards as text:
 
         ``seat``, ``role`` ("undecided"/"landlord"/"peasant"), ``phase``, ``to_move`` (seat or
-        None), ``hand``, ``first_bidder``, ``bids`` (per seat: None not yet, 0 pass, 1..3),
-        ``landlord`` and ``bid`` (None/0 while bidding), ``kitty`` (text once public, else None),
+        None), ``hand``, ``first_bidder``, ``bids`` (per seat its latest bidding move: None not
+        yet, 0 pass, 1..3 a bid; with ``bidding="rob"`` 1 call and 2 rob), ``caller`` and
+        ``robs`` (the rob bidding's caller, None otherwise, and how many robbed), ``landlord``
+        and ``bid`` (None/0 while bidding), ``kitty`` (text once public, else None),
         ``cards_left`` and ``played`` (per seat), ``unseen`` (cards neither in the hand nor
         played: the card counter), ``pile`` and ``pile_owner`` (None when leading),
-        ``trick`` (per seat, its latest action in this trick or None), ``history`` (list of
-        ``[seat, text]`` plays and passes of this deal), ``bombs``, ``multiplier`` (the round's
-        ``2^bombs`` so far), ``redeals``, ``legal`` (texts, only for the seat to move),
-        ``advice`` (the bid advice line of docs/rules.md, only for the seat to bid) and, once over,
-        ``result`` (its ``deal`` is the deal code) and ``hands`` (every seat's remaining cards).
+        ``trick`` (per seat, its latest action in this trick or None), ``wild`` (laizi: the wild
+        rank, else None) and ``pile_wilds`` (laizi: wild cards standing in for another rank
+        in the pile), ``history`` (list of
+        ``[seat, text]`` plays and passes of this deal), ``shown_hand`` (open hand: the
+        landlord's cards once it showed them, else None), ``bombs``, ``multiplier`` (the round's
+        doublings so far: ``2`` per bomb, rob and hand shown), ``redeals``, ``variants`` (the
+        names of the variants on),
+        ``legal`` (texts, only for the seat to move), ``advice`` (the bid advice line of
+        docs/rules.md, only for the seat to bid) and, once over, ``result`` (its ``deal`` is
+        the deal code) and ``hands`` (every seat's remaining cards).
 
         Nothing in it depends on another seat's hidden cards: the deal code, which is the whole
         deal, appears only in the result. The view is safe to send to that seat.
@@ -708,25 +763,29 @@ class DoudizhuGame:
             "to_move": None if state.terminal else state.current_player,
             "hand": format_cards(me),
             "first_bidder": state.first_bidder,
-            "bids": [None if b == _NOT_BID else b for b in state.bids],
+            **self.view_bids(state),
             "landlord": state.landlord if public_kitty else None,
             "bid": state.bid,
             "kitty": format_cards(state.kitty) if public_kitty else None,
             "cards_left": [size(h) for h in state.hands],
             "played": [format_cards(p) for p in state.played],
-            "unseen": format_cards(FULL_DECK - me - sum(state.played)),
+            "unseen": format_cards(self.setup.full_deck - me - sum(state.played)),
             "pile": cat.action_to_str(state.pile) if state.pile >= 0 else None,
             "pile_owner": state.pile_owner if state.pile >= 0 else None,
             "trick": [cat.action_to_str(a) if a >= 0 else None for a in state.trick],
+            "wild": RANKS[state.wild] if state.wild >= 0 else None,
+            "pile_wilds": state.pile_subs,
             "history": [[s, cat.action_to_str(a)] for s, a in state.history],
+            "shown_hand": format_cards(state.hands[state.landlord]) if state.shown else None,
             "bombs": state.bombs,
-            "multiplier": 1 << state.bombs,
+            "multiplier": state.multiplier,
             "redeals": state.redeals,
+            "variants": list(self.config.variants),
         }
         if seat == state.current_player and not state.terminal:
             out["legal"] = [cat.action_to_str(a) for a in state.legal_actions()]
             if state.phase == Phase.BIDDING:
-                out["advice"] = self.evaluator.advice(me, state.high_bid)
+                out["advice"] = self.advice(state, seat)
         if state.result is not None:
             out["result"] = dict(state.result)
             out["hands"] = [format_cards(h) for h in state.hands]
@@ -738,17 +797,21 @@ class DoudizhuGame:
         head = f"Dou Dizhu [{state.phase.label}] deal {state.deal_code}"
         if state.redeals:
             head += f" (redeal {state.redeals})"
+        if state.wild >= 0:
+            head += f", wild {RANKS[state.wild]}"
         lines = [head]
         if state.landlord >= 0:
+            base = self.config.base_points
             lines.append(
-                f"landlord player_{state.landlord}, bid {state.bid}, bombs {state.bombs}: "
-                f"{self.config.base_points} x {state.bid} x {1 << state.bombs} = "
-                f"{self.config.base_points * state.bid * (1 << state.bombs)}; kitty "
-                f"{format_cards(state.kitty)}"
+                f"landlord player_{state.landlord}, bid {state.bid}, bombs {state.bombs}"
+                + (f", robs {state.robs}" if state.robs else "")
+                + (", hand shown" if state.shown else "")
+                + f": {base} x {state.bid} x {state.multiplier} = "
+                f"{base * state.bid * state.multiplier}; kitty {format_cards(state.kitty)}"
             )
-        for s in range(PLAYERS):
+        for s in range(self.num_players):
             bid = state.bids[s]
-            tag = "" if bid == _NOT_BID else f" bid {'pass' if bid == 0 else bid}"
+            tag = "" if bid == NOT_YET else f" {cat.action_to_str(cat.bid_action(bid))}"
             arrow = "  <- to move" if s == state.current_player else ""
             trick = state.trick[s]
             last = f" | {cat.action_to_str(trick)}" if trick >= 0 else ""
@@ -757,40 +820,11 @@ class DoudizhuGame:
                 f"{format_cards(state.hands[s]) or '-'}{tag}{last}{arrow}"
             )
         if state.pile >= 0:
-            lines.append(f"pile: {cat.action_to_str(state.pile)} by player_{state.pile_owner}")
+            soft = f" ({state.pile_subs} wild)" if state.pile_subs else ""
+            lines.append(f"pile: {cat.action_to_str(state.pile)}{soft} by player_{state.pile_owner}")
         if state.result is not None:
             lines.append(f"result: {state.result}")
         return "\n".join(lines)
-
-
-def _parse_option(name: str, text: Any) -> int:
-    if not isinstance(text, str):
-        raise TypeError(f"{name} must be card text such as '33344', got {text!r}")
-    try:
-        return parse(text)
-    except CardParseError as e:
-        raise DealError(f"{name}: {e}") from None
-
-
-def _int_option(name: str, value: Any, low: int, high: int) -> int:
-    """``value`` as an int in ``low..high`` (a seat, a bid), or a :class:`DealError`."""
-    ok = isinstance(value, (int, np.integer)) and not isinstance(value, bool)
-    if not ok or not low <= value <= high:
-        raise DealError(f"{name!r} must be {low}..{high}, got {value!r}")
-    return int(value)
-
-
-def _owners_of(groups: list[int]) -> tuple[int, ...]:
-    """Physical owners for rank-count groups (seats, then the kitty): each rank's suits go to
-    the groups in order."""
-    owners = [0] * DECK_SIZE
-    for r in range(NUM_RANKS):
-        card = FIRST_CARD[r]
-        for owner, group in enumerate(groups):
-            for _ in range(counts(group)[r]):
-                owners[card] = owner
-                card += 1
-    return tuple(owners)
 
 
 __all__ = [

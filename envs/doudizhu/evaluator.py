@@ -1,11 +1,13 @@
 """Hand evaluation for bidding and for bots: the fewest plays that empty a hand, high cards,
 bombs, and the bid advice of docs/rules.md ("3 high cards, 0 bombs, about 7 moves -> bid 1").
 
-:meth:`HandEvaluator.min_plays` is exact. It searches the hand's own plays depth first with
-memoisation on the remaining cards, branching only on plays that hold the hand's lowest rank
-(some play must take that card, and the order of plays does not change their number), and
-stops a branch as soon as it cannot beat the best count found so far. Hands are card text
-(``"33344BR"``) or packed rank counts.
+:meth:`HandEvaluator.min_plays` is exact with one pack. It searches the hand's own plays depth
+first with memoisation on the remaining cards, branching only on plays that hold the hand's
+lowest rank (some play must take that card, and the order of plays does not change their
+number), and stops a branch as soon as it cannot beat the best count found so far. With two
+packs (the four-player game: 25 to 33 cards, where that search can take seconds) it is the
+estimate of :mod:`envs.doudizhu.estimate`. Hands are card text (``"33344BR"``) or packed rank
+counts.
 
 The bid rule follows the advice of docs/rules.md ("count your high cards -- jokers, 2s and bombs -- and
 how many plays you need; with few high cards and many plays, do not become landlord"):
@@ -21,24 +23,27 @@ from dataclasses import dataclass
 from .cards import (
     BLACK_JOKER,
     BYTE_BITS,
-    FULL_DECK,
     NUM_RANKS,
     NUMBER_RANKS,
     RED_JOKER,
+    THREE,
     TWO,
-    UNIT,
+    Setup,
     contains,
     counts,
-    parse,
     size,
 )
-from .catalog import NUM_BIDS, get_catalog
+from .catalog import BOMB_WIDTH, NUM_BIDS, get_catalog
+from .estimate import PlayEstimator
 from .moves import MoveGenerator
 
 BID_THRESHOLDS = {3: -1, 2: -3, 1: -5}
 """Least strength for each bid (see the module docstring)."""
 BOMB_WEIGHT = 2
 """A bomb or the rocket counts as this many high cards in the strength."""
+SHOW_FROM_STRENGTH = BID_THRESHOLDS[3] + 2
+"""Open hand: the advice shows a landlord's hand from this strength up (a hand well above
+what a bid of 3 needs: showing it doubles the stake and tells the peasants every card)."""
 
 
 @dataclass(frozen=True)
@@ -58,7 +63,10 @@ class HandValue:
 
     def advice(self, bid: int) -> str:
         """The bid advice line (docs/rules.md), e.g. ``"3 high cards, 0 bombs, about 7 moves -> bid 1"``."""
-        action = "pass" if bid == 0 else f"bid {bid}"
+        return self.line("pass" if bid == 0 else f"bid {bid}")
+
+    def line(self, action: str) -> str:
+        """The advice line ending in the move ``action`` (``"bid 1"``, ``"call"``, ``"pass"``)."""
         cards = "card" if self.high_cards == 1 else "cards"
         bombs = "bomb" if self.bombs == 1 else "bombs"
         moves = "move" if self.moves == 1 else "moves"
@@ -68,16 +76,17 @@ class HandValue:
         )
 
 
-def as_hand(hand: int | str) -> int:
-    """A hand given as card text (``"33344BR"``) or as packed rank counts, packed."""
+def as_hand(hand: int | str, setup: Setup = THREE) -> int:
+    """A hand given as card text (``"33344BR"``) or as packed rank counts, packed (within the
+    deck of ``setup``)."""
     if isinstance(hand, str):
-        return parse(hand)
+        return setup.parse(hand)
     if type(hand) is not int:
         raise TypeError(
             f"a hand is card text such as '33344' or packed rank counts, got {hand!r} "
             f"(type {type(hand).__name__})"
         )
-    if hand < 0 or hand >> (BYTE_BITS * NUM_RANKS) or not contains(FULL_DECK, hand):
+    if hand < 0 or hand >> (BYTE_BITS * NUM_RANKS) or not contains(setup.full_deck, hand):
         raise ValueError(
             f"{hand!r} is not a packed hand: each byte counts a rank, within its copies"
         )
@@ -96,12 +105,19 @@ class HandEvaluator:
 
     def __init__(self, moves: MoveGenerator | None = None):
         self.moves = moves or MoveGenerator(get_catalog())
+        self.setup = self.moves.catalog.setup
+        self._rocket = self.setup.rocket
         self._cards = self.moves.catalog.cards
         self._memo: dict[int, int] = {0: 0}
+        self.exact = self.setup.packs == 1
+        """whether :meth:`min_plays` is exact (one pack) or estimated (two packs)"""
+        self._estimator = None if self.exact else PlayEstimator(self.setup)
 
     def min_plays(self, hand: int | str) -> int:
-        """Fewest plays that empty ``hand`` (0 for no cards)."""
-        hand = as_hand(hand)
+        """Fewest plays that empty ``hand`` (0 for no cards; estimated with two packs)."""
+        hand = as_hand(hand, self.setup)
+        if not self.exact:
+            return self._estimator.plays(hand)
         if len(self._memo) > self._MEMO_LIMIT:
             self._memo = {0: 0}
         return self._solve(hand, size(hand))
@@ -137,12 +153,11 @@ class HandEvaluator:
         return best
 
     def value(self, hand: int | str) -> HandValue:
-        hand = as_hand(hand)
+        hand = as_hand(hand, self.setup)
         c = counts(hand)
         high = c[TWO] + c[BLACK_JOKER] + c[RED_JOKER]
-        bombs = sum(1 for r in range(NUMBER_RANKS) if c[r] == 4)
-        rocket = UNIT[BLACK_JOKER] + UNIT[RED_JOKER]
-        if hand & rocket == rocket:
+        bombs = sum(1 for r in range(NUMBER_RANKS) if c[r] >= BOMB_WIDTH)
+        if contains(hand, self._rocket):
             bombs += 1
         return HandValue(self.min_plays(hand), high, bombs)
 
@@ -150,6 +165,11 @@ class HandEvaluator:
         """The bid the advice gives for ``hand`` (0 = pass), never at or below ``high_bid``
         (then it passes)."""
         return bid_for(self.value(hand), high_bid)
+
+    def advise_show(self, hand: int | str) -> bool:
+        """Open hand: whether the landlord holding ``hand`` should show it
+        (:data:`SHOW_FROM_STRENGTH`)."""
+        return self.value(hand).strength >= SHOW_FROM_STRENGTH
 
     def advice(self, hand: int | str, high_bid: int = 0) -> str:
         value = self.value(hand)

@@ -10,6 +10,9 @@ each to its id through the catalog's per-body dictionaries.
 
 One play can be generated twice only through an airplane with single kickers whose kickers
 complete a longer airplane (``333444555666``); such hands are deduplicated.
+
+With two packs (the four-player game) the same generator also makes the pairs of jokers, the
+bombs of 5 to 8 cards and the four-joker rocket, and keeps the rocket out of kickers.
 """
 
 from __future__ import annotations
@@ -22,14 +25,16 @@ from .cards import (
     COPIES,
     NUM_RANKS,
     NUMBER_RANKS,
+    PACKS_MAX,
     RED_JOKER,
     UNIT,
 )
-from .catalog import ROCKET_CARDS, SPECS, Catalog, Kind, single_kicker_sets
+from .catalog import BOMB_WIDTH, SPECS, Catalog, Kind, single_kicker_sets
 
 _BYTE_HIGH = 0x80
 _GUARD = sum(_BYTE_HIGH * u for u in UNIT)
-_AT_LEAST = tuple(sum((_BYTE_HIGH - k) * u for u in UNIT) for k in range(max(COPIES) + 1))
+_AT_LEAST = tuple(sum((_BYTE_HIGH - k) * u for u in UNIT)
+                  for k in range(PACKS_MAX * max(COPIES) + 1))
 """``(hand + _AT_LEAST[k]) & _GUARD`` sets bit 7 of each rank byte holding ``>= k`` cards."""
 _FLAG = tuple(_BYTE_HIGH * u for u in UNIT)
 """``_FLAG[r]``: the guard bit of rank ``r``."""
@@ -37,7 +42,9 @@ _RANGE = range(NUM_RANKS)
 _ABOVE = {main: sum(_FLAG[main + 1 :]) for main in range(-1, NUM_RANKS)}
 """``_ABOVE[main]``: guard bits of the ranks above ``main`` (``-1``: every rank)."""
 _ROCKET_BYTES = 0xFF * (UNIT[BLACK_JOKER] + UNIT[RED_JOKER])
-"""The joker bytes of a packed hand (``hand & _ROCKET_BYTES == ROCKET_CARDS``: both jokers)."""
+"""The joker bytes of a packed hand (``hand & _ROCKET_BYTES == rocket``: every joker)."""
+_JOKER_PAIRS = 2 * (UNIT[BLACK_JOKER] + UNIT[RED_JOKER])
+"""Both joker pairs: never kickers together (with two packs, they are the rocket)."""
 
 
 def rank_mask(hand: int, at_least: int) -> int:
@@ -45,12 +52,13 @@ def rank_mask(hand: int, at_least: int) -> int:
     return (hand + _AT_LEAST[at_least]) & _GUARD
 
 
-def _two_singles(c: bytes, ranks: list[int]) -> list[int]:
+def _two_singles(c: bytes, ranks: list[int], jokers: bool = False) -> list[int]:
     """Every pair of single kickers (packed) from ``ranks`` (ascending, counts ``c``): two
-    different ranks, or one rank twice where it holds two cards; never both jokers."""
+    different ranks, or one rank twice where it holds two cards; never both jokers unless
+    ``jokers`` (two packs: two singles never hold the four-joker rocket)."""
     out = []
     for i, a in enumerate(ranks):
-        if a >= BLACK_JOKER:
+        if a >= BLACK_JOKER and not jokers:
             break  # only B+R could follow: never both jokers
         ua = UNIT[a]
         if c[a] >= 2:
@@ -75,12 +83,20 @@ class MoveGenerator:
 
     def __init__(self, catalog: Catalog):
         self.catalog = catalog
+        setup = catalog.setup
         body = catalog.body_ids
         self._single = [body[Kind.SINGLE][(1, r)] for r in _RANGE]
         self._pair = [body[Kind.PAIR].get((1, r)) for r in _RANGE]
         self._trio = [body[Kind.TRIO].get((1, r)) for r in _RANGE]
-        self._bomb = [body[Kind.BOMB].get((1, r)) for r in _RANGE]
+        self._bomb = [body[Kind.BOMB].get((BOMB_WIDTH, r)) for r in _RANGE]
+        self._widest = setup.max_copies
+        self._bombs_of = {w: [body[Kind.BOMB].get((w, r)) for r in _RANGE]
+                          for w in range(BOMB_WIDTH, self._widest + 1)}
+        """``_bombs_of[width][rank]``: the bomb of ``width`` cards of a rank"""
+        self._one_pack = self._widest == BOMB_WIDTH
         self._rocket = catalog.ROCKET
+        self._rocket_cards = setup.rocket
+        self._rocket_width = setup.joker_copies
         self._rocket_flags = _FLAG[BLACK_JOKER] | _FLAG[RED_JOKER]
         # _chains[kind]: every chain body (length, start rank, guard flags, id or -1 for the
         # airplane-with-kickers bodies, which have no id of their own)
@@ -88,7 +104,7 @@ class MoveGenerator:
         for kind in (Kind.CHAIN, Kind.PAIR_CHAIN, Kind.AIRPLANE, Kind.AIRPLANE_SINGLE):
             spec = SPECS[kind]
             rows = []
-            for length in spec.lengths:
+            for length in spec.lengths(catalog.setup):
                 for start in range(CHAIN_RANKS - length + 1):
                     rid = body[kind].get((length, start), -1)
                     rows.append((length, start, _run_flags(start, length), rid))
@@ -101,11 +117,11 @@ class MoveGenerator:
         self._plane_single = kick[Kind.AIRPLANE_SINGLE]
         self._plane_pair = kick[Kind.AIRPLANE_PAIR]
         # lazily filled tables keyed by a rank mask
-        self._by_mask: dict[int, dict[int, list[int]]] = {w: {} for w in range(1, max(COPIES) + 1)}
+        self._by_mask: dict[int, dict[int, list[int]]] = {w: {} for w in range(1, self._widest + 1)}
         """``_by_mask[width][mask]``: the body-only plays of width ``width`` (see ``_fill``)."""
         self._planes: dict[int, tuple[list[tuple[int, int]], bool]] = {}
         self._kicker_sets: dict[tuple, list[int]] = {}
-        self._body_of_width = {1: self._single, 2: self._pair, 3: self._trio, 4: self._bomb}
+        self._body_of_width = {1: self._single, 2: self._pair, 3: self._trio, **self._bombs_of}
         self._rank_bodies: dict[int, dict[int, list[int]]] = {w: {} for w in self._body_of_width}
         """``_rank_bodies[width][mask]``: single-rank bodies of ``width`` cards (replies)."""
         self._reply_kind = {
@@ -163,8 +179,14 @@ class MoveGenerator:
                 bodies = by_mask[4].get(m4)
                 out += bodies if bodies is not None else self._fill(4, m4)
                 for q in pairs:
-                    if c[q] == 4:
+                    if c[q] >= BOMB_WIDTH:
                         self._four_kickers(c, q, present, pairs, out)
+                for width in range(BOMB_WIDTH + 1, self._widest + 1):
+                    wide = (hand + _AT_LEAST[width]) & _GUARD
+                    if not wide:
+                        break
+                    bodies = by_mask[width].get(wide)
+                    out += bodies if bodies is not None else self._fill(width, wide)
             planes_dup = self._planes.get(m3)
             planes, dup = planes_dup if planes_dup is not None else self._fill_planes(m3)
             if planes:
@@ -181,14 +203,14 @@ class MoveGenerator:
         ranks = [r for r in _RANGE if mask & _FLAG[r]]
         if width == 1:
             out = [self._single[r] for r in ranks] + self._chain_ids(Kind.CHAIN, mask)
-            if mask & self._rocket_flags == self._rocket_flags:
-                out.append(self._rocket)
         elif width == 2:
             out = [self._pair[r] for r in ranks] + self._chain_ids(Kind.PAIR_CHAIN, mask)
         elif width == 3:
             out = [self._trio[r] for r in ranks] + self._chain_ids(Kind.AIRPLANE, mask)
         else:
-            out = [self._bomb[r] for r in ranks]
+            out = [self._bombs_of[width][r] for r in ranks]
+        if width == self._rocket_width and mask & self._rocket_flags == self._rocket_flags:
+            out.append(self._rocket)
         self._by_mask[width][mask] = out
         return out
 
@@ -222,11 +244,13 @@ class MoveGenerator:
         """Four-with-two plays on the quad ``q``, appended to ``out``."""
         if singles:
             kicks = self._four_single[q]
-            out += [kicks[k] for k in _two_singles(c, [r for r in present if r != q])]
+            ranks = [r for r in present if r != q]
+            out += [kicks[k] for k in _two_singles(c, ranks, not self._one_pack)]
         if doubles:
             kicks = self._four_pair[q]
             ps = [r for r in pairs if r != q]
-            out += [kicks[2 * UNIT[a] + 2 * UNIT[b]] for a, b in combinations(ps, 2)]
+            sets = (2 * UNIT[a] + 2 * UNIT[b] for a, b in combinations(ps, 2))
+            out += [kicks[k] for k in sets if k != _JOKER_PAIRS]
 
     def _plane_kickers(self, c, length, start, present, pairs, out, singles=True, doubles=True):
         """Airplane-with-kickers plays on the body ``(length, start)``, appended to ``out``."""
@@ -235,12 +259,13 @@ class MoveGenerator:
             kicks = self._plane_single[(length, start)]
             ranks = [r for r in present if not start <= r < stop]
             if length == 2:
-                sets = _two_singles(c, ranks)
+                sets = _two_singles(c, ranks, not self._one_pack)
             else:
                 key = (length, tuple([min(c[r], length) for r in ranks]), tuple(ranks))
                 sets = self._kicker_sets.get(key)
                 if sets is None:
-                    sets = single_kicker_sets([(r, c[r]) for r in ranks], length)
+                    sets = single_kicker_sets([(r, c[r]) for r in ranks], length,
+                                              self._rocket_cards)
                     if len(self._kicker_sets) >= self._KICKER_MEMO:
                         self._kicker_sets.clear()
                     self._kicker_sets[key] = sets
@@ -249,9 +274,8 @@ class MoveGenerator:
             kicks = self._plane_pair[(length, start)]
             ps = [r for r in pairs if not start <= r < stop]
             if len(ps) >= length:
-                out += [
-                    kicks[sum(2 * UNIT[r] for r in combo)] for combo in combinations(ps, length)
-                ]
+                sets = (sum(2 * UNIT[r] for r in combo) for combo in combinations(ps, length))
+                out += [kicks[k] for k in sets if k & _JOKER_PAIRS != _JOKER_PAIRS]
 
     # -- replies ------------------------------------------------------------------------------
 
@@ -275,11 +299,26 @@ class MoveGenerator:
                 out = list(dict.fromkeys(out))
         else:
             out = []
-        m4 = (hand + _AT_LEAST[4]) & _GUARD & _ABOVE[bomb_main]
-        if m4:
-            out += self._bodies(4, m4)
-        if hand & _ROCKET_BYTES == ROCKET_CARDS:
+        if self._one_pack:
+            m4 = (hand + _AT_LEAST[4]) & _GUARD & _ABOVE[bomb_main]
+            if m4:
+                out += self._bodies(4, m4)
+        else:
+            out += self._bombs_above(hand, cat.bomb_power[pile])
+        if hand & _ROCKET_BYTES == self._rocket_cards:
             out.append(self._rocket)
+        return out
+
+    def _bombs_above(self, hand: int, power: int) -> list[int]:
+        """The bombs of ``hand`` stronger than ``power`` (a bomb's :attr:`Catalog.bomb_power`,
+        ``-1`` for any other play), rocket aside."""
+        powers = self.catalog.bomb_power
+        out = []
+        for width in range(BOMB_WIDTH, self._widest + 1):
+            mask = (hand + _AT_LEAST[width]) & _GUARD
+            if not mask:
+                break
+            out += [a for a in self._bodies(width, mask) if powers[a] > power]
         return out
 
     def _bodies(self, width: int, mask: int) -> list[int]:
@@ -325,7 +364,7 @@ class MoveGenerator:
         pairs = [r for r in present if c[r] >= 2]
         out: list[int] = []
         for q in range(main + 1, NUMBER_RANKS):
-            if c[q] == 4:
+            if c[q] >= BOMB_WIDTH:
                 self._four_kickers(c, q, present, pairs, out, singles, not singles)
         return out
 

@@ -29,9 +29,21 @@ trick_pass          (3,)            1 when that relative seat passed in this tri
 bombs               (1,)            bombs and rockets played / 14
 history_seat        (H, 3)          relative seat of each history entry (0 if empty)
 history_pass        (H,)            1 when that history entry is a pass
+variant             (4,)            the variants on: rob, open hand, four players, laizi
 ==================  ==============  ======================================================
 
-``H`` is ``config.history_length`` (15 by default).
+``H`` is ``config.history_length`` (15 by default). The variants change the fields so:
+
+* ``bidding="rob"``: ``bids`` is ``(3, 4)``, per relative seat: not yet, passed (its latest
+  move), called, robbed (several may be set: a caller that robbed back); and ``robs`` (1,) is
+  the number of robs / the most possible (the seats, counting the rob back).
+* ``open_hand``: ``phase`` is ``(4,)`` (its last entry: the landlord choosing to show its hand
+  or not), ``shown_hand`` (15, 4) follows ``unseen`` (the landlord's cards once shown, else 0)
+  and ``shown`` (1,) follows ``variant`` (1 once the landlord showed its hand).
+* ``laizi``: ``wild`` (13,) is the wild rank one-hot (3..2), and ``pile_wilds`` (1,) the wild
+  cards standing in for another rank in the pile / 4 (a bomb with any is soft). ``played``
+  and ``unseen`` count the cards as they are (a wild 7 played as a 5 is a 7 there); ``pile``,
+  ``trick`` and ``history`` show the plays as they read.
 """
 
 from __future__ import annotations
@@ -42,8 +54,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..core.layout import ObsLayout
-from .cards import COPIES, FULL_DECK, LANDLORD_HAND_SIZE, NUM_RANKS, PLAYERS, size
-from .catalog import NUM_BIDS
+from .bidding import CLASSIC, NOT_YET, NUM_BIDS, PASS_CODE
+from .cards import COPIES, NUM_RANKS, NUMBER_RANKS, SUITS, THREE, size
+from .config import VARIANT_FLAGS, Phase
 
 if TYPE_CHECKING:
     from .engine import DoudizhuGame, DoudizhuState
@@ -52,81 +65,114 @@ DEPTH = max(COPIES)
 """Columns of a card thermometer (most copies of a rank)."""
 CARD = (NUM_RANKS, DEPTH)
 PHASES = 3
+"""bidding, play, over; open hand adds the landlord's choice to show its hand"""
 ROLES = 3
 BID_STATES = NUM_BIDS + 2
 """Per seat: not yet, pass, bid 1..3."""
-CARD_FIELDS = ("hand", "kitty", "unseen", "played", "pile", "trick", "history")
-"""The card fields, laid out first and contiguously so one table lookup writes them all."""
-
-_THERMO = np.array([[1.0 if j < n else 0.0 for j in range(DEPTH)] for n in range(DEPTH + 1)],
-                   np.float32)
-"""``_THERMO[n]``: the thermometer row of a rank held ``n`` times."""
-_THERMO.flags.writeable = False
-_THERMO_ROWS = _THERMO.view(np.complex128).reshape(-1)
-"""``_THERMO`` with each 4-float row viewed as one 16-byte item, so one flat ``take`` writes a
-row per rank count (faster than a 2-D ``take`` along an axis)."""
-assert _THERMO_ROWS.size == DEPTH + 1
+ROB_STATES = 4
+"""Per seat, in the rob bidding: not yet, passed, called, robbed."""
+ROB_PASSED, ROB_CALLED, ROB_ROBBED = 1, 2, 3
+CARD_FIELDS = ("hand", "kitty", "unseen", "shown_hand", "played", "pile", "trick", "history")
+"""The card fields, laid out first and contiguously so one table lookup writes them all
+(``shown_hand`` only with open hand)."""
 
 
-@lru_cache(maxsize=4)
+
+@lru_cache(maxsize=None)
+def thermometer_rows(depth: int) -> tuple[np.ndarray, np.dtype]:
+    """The thermometer rows of ``depth`` columns (row ``n``: a rank held ``n`` times), each
+    viewed as one item of the returned dtype, so one flat ``take`` writes a row per rank count
+    (faster than a 2-D ``take`` along an axis). Four columns are one ``complex128``; other
+    depths (two packs: 8) one raw item of their bytes."""
+    rows = np.array([[1.0 if j < n else 0.0 for j in range(depth)] for n in range(depth + 1)],
+                    np.float32)
+    item = np.dtype(np.complex128) if depth == DEPTH else np.dtype((np.void, rows.itemsize * depth))
+    flat = rows.view(item).reshape(-1)
+    flat.flags.writeable = False
+    assert flat.size == depth + 1
+    return flat, item
+
+
+@lru_cache(maxsize=8)
 def _card_bytes(catalog) -> tuple[bytes, ...]:
     """``[id]``: the rank counts of each action's cards as 15 bytes, plus one last all-zero
     entry, so ``[-1]`` (no play: an empty pile or trick slot) reads as no cards."""
     return tuple(c.to_bytes(NUM_RANKS, "little") for c in catalog.cards) + (bytes(NUM_RANKS),)
 
 
-def build_layout(history_length: int) -> ObsLayout:
-    h = history_length
-    return ObsLayout(
-        [
-            ("hand", CARD),
-            ("kitty", CARD),
-            ("unseen", CARD),
-            ("played", (PLAYERS, *CARD)),
-            ("pile", CARD),
-            ("trick", (PLAYERS, *CARD)),
-            ("history", (h, *CARD)),
-            ("phase", (PHASES,)),
-            ("role", (ROLES,)),
-            ("landlord", (PLAYERS,)),
-            ("first_bidder", (PLAYERS,)),
-            ("bids", (PLAYERS, BID_STATES)),
-            ("cards_left", (PLAYERS,)),
-            ("pile_owner", (PLAYERS,)),
-            ("leading", (1,)),
-            ("trick_pass", (PLAYERS,)),
-            ("bombs", (1,)),
-            ("history_seat", (h, PLAYERS)),
-            ("history_pass", (h,)),
-        ]
-    )
+def build_layout(config) -> ObsLayout:
+    """The layout of a :class:`~envs.doudizhu.config.DoudizhuConfig` (see the module table)."""
+    h = config.history_length
+    players = config.players
+    classic = config.bidding == CLASSIC
+    card = (NUM_RANKS, config.setup.max_copies)
+    shown_hand = [("shown_hand", card)] if config.open_hand else []
+    fields = [
+        ("hand", card),
+        ("kitty", card),
+        ("unseen", card),
+        *shown_hand,
+        ("played", (players, *card)),
+        ("pile", card),
+        ("trick", (players, *card)),
+        ("history", (h, *card)),
+        ("phase", (PHASES + config.open_hand,)),
+        ("role", (ROLES,)),
+        ("landlord", (players,)),
+        ("first_bidder", (players,)),
+        ("bids", (players, BID_STATES if classic else ROB_STATES)),
+        ("cards_left", (players,)),
+        ("pile_owner", (players,)),
+        ("leading", (1,)),
+        ("trick_pass", (players,)),
+        ("bombs", (1,)),
+        ("history_seat", (h, players)),
+        ("history_pass", (h,)),
+        ("variant", (len(VARIANT_FLAGS),)),
+    ]
+    if not classic:
+        fields.append(("robs", (1,)))
+    if config.open_hand:
+        fields.append(("shown", (1,)))
+    if config.laizi:
+        fields += [("wild", (NUMBER_RANKS,)), ("pile_wilds", (1,))]
+    return ObsLayout(fields)
 
 
 class ObservationWriter:
     """Writes observations for one game (the layout and the catalog's card table)."""
 
     def __init__(self, game: DoudizhuGame):
-        from .engine import MAX_BOMBS
-
-        self.history_length = game.config.history_length
-        self.layout = layout = build_layout(self.history_length)
+        config = game.config
+        players = game.num_players
+        self.history_length = config.history_length
+        self.layout = layout = build_layout(config)
         self.catalog = game.catalog
-        self._max_bombs = MAX_BOMBS
+        self.players = players
+        self._full_deck = game.setup.full_deck
+        self._largest_hand = game.setup.landlord_hand_size
+        self._max_bombs = game.max_bombs
+        self._classic = config.bidding == CLASSIC
+        self._open_hand = config.open_hand
+        self._depth = game.setup.max_copies
+        self._rows, self._row_item = thermometer_rows(self._depth)
         sl = layout.slices
         self._cards = slice(sl[CARD_FIELDS[0]].start, sl[CARD_FIELDS[-1]].stop)
         assert self._cards.stop - self._cards.start == sum(
-            sl[f].stop - sl[f].start for f in CARD_FIELDS
+            sl[f].stop - sl[f].start for f in CARD_FIELDS if f in sl
         ), "card fields must be contiguous"
-        self._card_groups = (self._cards.stop - self._cards.start) // (NUM_RANKS * DEPTH)
         at = {name: s.start for name, s in sl.items()}
         self._at = at
-        self._bids = [at["bids"] + rel * BID_STATES for rel in range(PLAYERS)]
-        self._hist_seat = [at["history_seat"] + i * PLAYERS for i in range(self.history_length)]
+        width = layout.fields["bids"][1]
+        self._bids = [at["bids"] + rel * width for rel in range(players)]
+        self._hist_seat = [at["history_seat"] + i * players for i in range(self.history_length)]
         self._hist_pass = [at["history_pass"] + i for i in range(self.history_length)]
         self._card_bytes = _card_bytes(self.catalog)
-        self._rel = [[(seat + rel) % PLAYERS for rel in range(PLAYERS)] for seat in range(PLAYERS)]
-        self._rel_of = [[(other - seat) % PLAYERS for other in range(PLAYERS)]
-                        for seat in range(PLAYERS)]
+        self._rel = [[(seat + rel) % players for rel in range(players)] for seat in range(players)]
+        self._rel_of = [[(other - seat) % players for other in range(players)]
+                        for seat in range(players)]
+        self._variant = [at["variant"] + i for i, on in enumerate(config.flags) if on]
+        self._max_robs = game.auction.max_turns - 1
 
     def write(self, state: DoudizhuState, seat: int, out: np.ndarray | None = None) -> np.ndarray:
         if out is None:
@@ -144,39 +190,61 @@ class ObservationWriter:
         pile = state.pile
         recent = state.history[-1 : -self.history_length - 1 : -1]
         card_bytes = self._card_bytes
-        first, second, third = rel
-        groups = [
-            hand.to_bytes(NUM_RANKS, "little"),
-            state.kitty.to_bytes(NUM_RANKS, "little") if landlord >= 0 else card_bytes[-1],
-            (FULL_DECK - hand - played[0] - played[1] - played[2]).to_bytes(NUM_RANKS, "little"),
-            played[first].to_bytes(NUM_RANKS, "little"),
-            played[second].to_bytes(NUM_RANKS, "little"),
-            played[third].to_bytes(NUM_RANKS, "little"),
-            card_bytes[pile],
-            card_bytes[trick[first]],
-            card_bytes[trick[second]],
-            card_bytes[trick[third]],
-        ]
+        kitty = state.kitty.to_bytes(NUM_RANKS, "little") if landlord >= 0 else card_bytes[-1]
+        if self.players == THREE.players:
+            # the same groups as below, spelled out: a fifth of the writer's time in random play
+            first, second, third = rel
+            groups = [
+                hand.to_bytes(NUM_RANKS, "little"),
+                kitty,
+                (self._full_deck - hand - played[0] - played[1] - played[2]).to_bytes(
+                    NUM_RANKS, "little"),
+                played[first].to_bytes(NUM_RANKS, "little"),
+                played[second].to_bytes(NUM_RANKS, "little"),
+                played[third].to_bytes(NUM_RANKS, "little"),
+                card_bytes[pile],
+                card_bytes[trick[first]],
+                card_bytes[trick[second]],
+                card_bytes[trick[third]],
+            ]
+            largest = self._largest_hand
+            left = (size(hands[first]) / largest, size(hands[second]) / largest,
+                    size(hands[third]) / largest)
+        else:
+            groups = [hand.to_bytes(NUM_RANKS, "little"), kitty,
+                      (self._full_deck - hand - sum(played)).to_bytes(NUM_RANKS, "little")]
+            groups += [played[s].to_bytes(NUM_RANKS, "little") for s in rel]
+            groups.append(card_bytes[pile])
+            groups += [card_bytes[trick[s]] for s in rel]
+            left = [size(hands[s]) / self._largest_hand for s in rel]
+        if self._open_hand:
+            shown = hands[landlord] if state.shown else 0
+            groups.insert(CARD_FIELDS.index("shown_hand"), shown.to_bytes(NUM_RANKS, "little"))
         groups += [card_bytes[a] for _, a in recent]
         raw = np.frombuffer(b"".join(groups), np.uint8)
         start = self._cards.start
-        rows = out[start : start + raw.size * DEPTH].view(np.complex128)
-        _THERMO_ROWS.take(raw, out=rows)
+        rows = out[start : start + raw.size * self._depth].view(self._row_item)
+        self._rows.take(raw, out=rows)
 
         ones = [
             at["phase"] + state.phase,
             at["first_bidder"] + rel_of[state.first_bidder],
         ]
+        ones += self._variant
         if landlord >= 0:
             ones.append(at["role"] + (1 if landlord == seat else 2))
             ones.append(at["landlord"] + rel_of[landlord])
         else:
             ones.append(at["role"])
         bids = state.bids
-        ones += [self._bids[i] + bids[s] + 1 for i, s in enumerate(rel)]
+        if self._classic:
+            ones += [self._bids[i] + bids[s] + 1 for i, s in enumerate(rel)]
+        else:
+            ones += self._rob_bids(state, rel)
+            out[at["robs"]] = state.robs / self._max_robs
         if pile >= 0:
             ones.append(at["pile_owner"] + rel_of[state.pile_owner])
-        elif landlord >= 0 and not state.terminal:
+        elif state.phase == Phase.PLAY:
             ones.append(at["leading"])
         pass_id = self.catalog.PASS
         ones += [at["trick_pass"] + i for i, s in enumerate(rel) if trick[s] == pass_id]
@@ -185,11 +253,29 @@ class ObservationWriter:
         ones += [hist_seat[i] + rel_of[s] for i, (s, _) in enumerate(recent)]
         ones += [hist_pass[i] for i, (_, a) in enumerate(recent) if a == pass_id]
         out[ones] = 1.0
-        left = at["cards_left"]
-        out[left : left + PLAYERS] = (
-            size(hands[first]) / LANDLORD_HAND_SIZE,
-            size(hands[second]) / LANDLORD_HAND_SIZE,
-            size(hands[third]) / LANDLORD_HAND_SIZE,
-        )
+        at_left = at["cards_left"]
+        out[at_left : at_left + self.players] = left
         out[at["bombs"]] = state.bombs / self._max_bombs
+        if state.shown:
+            out[at["shown"]] = 1.0
+        if state.wild >= 0:
+            out[at["wild"] + state.wild] = 1.0
+            out[at["pile_wilds"]] = state.pile_subs / SUITS
         return out
+
+    def _rob_bids(self, state: DoudizhuState, rel: list[int]) -> list[int]:
+        """The set flags of the rob bidding's ``bids`` field."""
+        ones = []
+        for i, s in enumerate(rel):
+            code = state.bids[s]
+            base = self._bids[i]
+            if code == NOT_YET:
+                ones.append(base)
+                continue
+            if code == PASS_CODE:
+                ones.append(base + ROB_PASSED)
+            if s == state.caller:
+                ones.append(base + ROB_CALLED)
+            if state.rob_seats >> s & 1:
+                ones.append(base + ROB_ROBBED)
+        return ones

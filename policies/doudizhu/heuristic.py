@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from envs.doudizhu.cards import BLACK_JOKER, TWO, counts, parse
+from envs.doudizhu.cards import BLACK_JOKER, RANKS, TWO, counts
 from envs.core.checks import as_int_in
 from envs.doudizhu.catalog import Kind
 from envs.doudizhu.engine import DoudizhuGame
@@ -26,6 +26,7 @@ from envs.doudizhu.engine import DoudizhuGame
 from ..base import EasyMistakes, Player, Weights, legal_ids
 
 PHASE_BIDDING = "bidding"
+PHASE_SHOW = "show"
 LANDLORD = "landlord"
 PEASANT = "peasant"
 #: a hand that needs this many plays or fewer is near the end
@@ -90,11 +91,22 @@ class DoudizhuBot(Player):
             self.kind = tuple(r[0].kind if r else -1 for r in cat.readings)
         return super().bind(game)
 
+    def declare(self, view, legal: list[int]) -> int | None:
+        """The move before the play: a bid, or the landlord's open-hand choice (None in the
+        play)."""
+        if view["phase"] == PHASE_BIDDING:
+            return self.bid(view, legal)
+        if view["phase"] == PHASE_SHOW:
+            shows = self.evaluator.advise_show(self.game.setup.parse(view["hand"]))
+            return self.cat.SHOW if shows else self.cat.SHOW + 1
+        return None
+
     def bid(self, view, legal: list[int]) -> int:
-        """The evaluator's advice (the bid advice line of docs/rules.md) as a legal bid action."""
-        hand = parse(view["hand"])
-        high = max((b for b in view["bids"] if b), default=0)
-        action = self.cat.bid_action(self.evaluator.recommend_bid(hand, high))
+        """The evaluator's advice (the bid advice line of docs/rules.md) as a legal bid action
+        (in the rob bidding: call what it would bid on, rob what it would bid 2 on)."""
+        hand = self.game.setup.parse(view["hand"])
+        code = self.game.auction.advised(self.evaluator.recommend_bid(hand), view)
+        action = self.cat.bid_action(code)
         return action if action in legal else self.cat.BID_PASS
 
 
@@ -110,37 +122,55 @@ class MediumPlayer(DoudizhuBot):
 
     def act(self, observation, view) -> int:
         legal = legal_ids(observation)
-        if view["phase"] == PHASE_BIDDING:
-            return self.bid(view, legal)
-        return self.ranked(view, legal)[0]
+        first = self.declare(view, legal)
+        return first if first is not None else self.ranked(view, legal)[0]
 
     def ranked(self, view, legal: list[int]) -> list[int]:
         """``legal`` best first (bids: the advised bid first)."""
-        if view["phase"] == PHASE_BIDDING:
-            first = self.bid(view, legal)
+        first = self.declare(view, legal)
+        if first is not None:
             return [first] + [a for a in legal if a != first]
-        scores = self.scores(view, legal)
-        return sorted(legal, key=lambda a: (-scores[a], a))
+        candidates = self.worth_scoring(legal)
+        scores = self.scores(view, candidates)
+        best = sorted(candidates, key=lambda a: (-scores[a], a))
+        if len(candidates) < len(legal):
+            scored = set(candidates)
+            best += [a for a in legal if a not in scored]
+        return best
+
+    def worth_scoring(self, legal: list[int]) -> list[int]:
+        """The moves worth scoring: every legal move with one pack; with two packs (where a
+        33-card hand has thousands of plays and its plays are estimated) one play per shape,
+        the one with the weakest kickers (the lowest id), the others ranked after them."""
+        if self.evaluator.exact:
+            return legal
+        first: dict = {}
+        for a in sorted(legal):
+            first.setdefault(self.cat.readings[a][:1], a)
+        return list(first.values())
 
     def scores(self, view, legal: list[int]) -> dict[int, float]:
         self._require_game()
         w = self.weights
         cat = self.cat
         ev = self.evaluator
+        game = self.game
         seat = view["seat"]
-        hand = parse(view["hand"])
+        hand = game.setup.parse(view["hand"])
+        wild = RANKS.index(view["wild"]) if view.get("wild") else -1
         landlord = view["landlord"]
         peasant = view["role"] == PEASANT
-        partner = next(s for s in range(len(view["cards_left"])) if s not in (seat, landlord)) if peasant else None
         left = view["cards_left"]
+        partners = [s for s in range(len(left)) if s not in (seat, landlord)] if peasant else []
         leading = view["pile"] is None
         pile_owner = view["pile_owner"]
         pile_kind = None if leading else self.kind[cat.action_from_str(view["pile"])]
-        partner_pile = peasant and pile_owner == partner
+        partner_pile = peasant and pile_owner in partners
         opponents = [landlord] if peasant else [o for o in range(len(left)) if o != seat]
         # an opponent about to go out: Normal watches the landlord, Hard every opponent
         landlord_last = (peasant or self.block_any) and min(left[o] for o in opponents) <= BLOCK_CARDS
-        feed = peasant and leading and left[partner] <= FEED_CARDS
+        partner_left = min((left[p] for p in partners), default=0)
+        feed = peasant and leading and partner_left <= FEED_CARDS
         now = ev.min_plays(hand)
         out = {}
         for a in legal:
@@ -152,7 +182,8 @@ class MediumPlayer(DoudizhuBot):
                     score -= w.block
                 out[a] = score
                 continue
-            rest = hand - cat.cards[a]
+            given = game.cards_given(hand, a, wild)
+            rest = hand - given
             if not rest:
                 out[a] = w.finish
                 continue
@@ -161,7 +192,9 @@ class MediumPlayer(DoudizhuBot):
             blocking = landlord_last and pile_kind == Kind.SINGLE
             sign = 1.0 if blocking else -1.0
             score = -w.plays * need + sign * w.rank * self.main[a]
-            if self.control[a] and not (near_end or blocking):
+            # laizi: a wild card spent is a high card spent
+            control = self.control[a] or (wild >= 0 and counts(given)[wild] > 0)
+            if control and not (near_end or blocking):
                 score -= w.control
             if self.bomb[a] and not near_end:
                 score -= w.bomb
@@ -169,7 +202,7 @@ class MediumPlayer(DoudizhuBot):
                 score -= w.partner
             if landlord_last and leading and self.kind[a] == Kind.SINGLE and not self.safe_single(view, a):
                 score -= w.block
-            if feed and self.kind[a] in (Kind.SINGLE, Kind.PAIR) and cat.num_cards[a] <= left[partner]:
+            if feed and self.kind[a] in (Kind.SINGLE, Kind.PAIR) and cat.num_cards[a] <= partner_left:
                 score += w.feed - w.rank * self.main[a]
             out[a] = score + self.extra(view, a, rest, need)
         return out
@@ -212,7 +245,7 @@ class HardPlayer(MediumPlayer):
 
     def unbeatable(self, view, action: int) -> bool:
         """No play made of the cards this seat has not seen beats ``action``."""
-        unseen = parse(view["unseen"])
+        unseen = self.game.setup.parse(view["unseen"])
         return not self.moves.replies(unseen, action)
 
 
@@ -223,8 +256,8 @@ class EasyPlayer(EasyMistakes, DoudizhuBot):
 
     def ranked(self, view, legal: list[int]) -> list[int]:
         self._require_game()
-        if view["phase"] == PHASE_BIDDING:
-            first = self.bid(view, legal)
+        first = self.declare(view, legal)
+        if first is not None:
             return [first] + [a for a in legal if a != first]
         cat = self.cat
 

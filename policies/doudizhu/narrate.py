@@ -21,7 +21,8 @@ class DoudizhuNarrator:
         self.game = game
 
     def opening(self, view: View, names: Sequence[str]) -> list[str]:
-        return [f"bidding: {does(names[view['to_move']], 'bid')} first"]
+        wild = f"; the {view['wild']}s are wild" if view.get("wild") else ""
+        return [f"bidding: {does(names[view['to_move']], 'bid')} first{wild}"]
 
     def narrate(self, before: View, after: View, mover: int, action: int,
                 names: Sequence[str]) -> list[str]:
@@ -31,14 +32,23 @@ class DoudizhuNarrator:
         if before["phase"] == "bidding":
             if after["landlord"] is not None:
                 lord = after["landlord"]
-                lines.append(f"{is_are(names[lord])} the landlord at bid {after['bid']} and "
+                robs = f" after {plural(after['robs'], 'rob')}" if after["robs"] else ""
+                lines.append(f"{is_are(names[lord])} the landlord at bid {after['bid']}{robs} and "
                              f"{'take' if names[lord] == 'you' else 'takes'} the kitty "
                              f"{after['kitty']}; {names[after['to_move']]} to lead")
             elif after["redeals"] > before["redeals"]:
                 lines.append("everyone passed: the cards are dealt again; "
                              f"{does(names[after['to_move']], 'bid')} first")
+        if before["phase"] == "show":
+            lines.append(f"{names[mover]} {'show' if names[mover] == 'you' else 'shows'} the "
+                         f"landlord's hand: the stake doubles (x{after['multiplier']})"
+                         if after["shown_hand"] is not None else
+                         f"{names[mover]} {'keep' if names[mover] == 'you' else 'keeps'} the "
+                         "landlord's hand hidden")
         if after["bombs"] > before["bombs"]:
             what = "the rocket" if action == cat.ROCKET else "a bomb"
+            if after.get("pile_wilds"):
+                what = f"a soft bomb ({plural(after['pile_wilds'], 'wild card')})"
             lines.append(f"{what}: the stake doubles (x{after['multiplier']})")
         if before["pile"] is not None and after["pile"] is None and after["to_move"] is not None:
             lines.append(f"two passes: {names[after['to_move']]} to lead")
@@ -61,8 +71,12 @@ class DoudizhuNarrator:
             side = " and ".join(names[s] for s in peasants)
             head = f"game over: the peasants, {side}, win: {winner} went out first"
         factors = [f"{result['bid']} (bid)"]
+        if result["robs"]:
+            factors.append(f"{2 ** result['robs']} ({plural(result['robs'], 'rob')})")
         if result["bombs"]:
             factors.append(f"{2 ** result['bombs']} ({plural(result['bombs'], 'bomb')})")
+        if result["shown"]:
+            factors.append("2 (the landlord's hand shown)")
         if result["spring"]:
             factors.append("2 (spring: no peasant played)")
         if result["anti_spring"]:

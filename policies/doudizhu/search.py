@@ -18,7 +18,7 @@ from envs.doudizhu.cards import NUM_RANKS, UNIT, counts, parse
 
 from ..base import legal_ids
 from ..montecarlo import DeterminizedSearch
-from .heuristic import PHASE_BIDDING, HardPlayer
+from .heuristic import HardPlayer
 
 DEFAULT_ROLLOUTS = 60
 DEFAULT_CANDIDATES = 4
@@ -43,7 +43,12 @@ class HandSampler:
         unseen = counts(parse(view["unseen"]))
         self.fixed = [0] * len(left)
         self.fixed[seat] = self.own
-        if landlord != seat:
+        if view.get("shown_hand") is not None and landlord != seat:
+            # open hand: the landlord's cards are in the view
+            shown = parse(view["shown_hand"])
+            self.fixed[landlord] = shown
+            unseen = bytes(u - k for u, k in zip(unseen, counts(shown)))
+        elif landlord != seat:
             # the landlord still holds the kitty cards of ranks it has not played as many of
             kitty = counts(parse(view["kitty"]))
             played = counts(parse(view["played"][landlord]))
@@ -120,8 +125,13 @@ class SearchPlayer(DeterminizedSearch, HardPlayer):
 
     def act(self, observation, view) -> int:
         legal = legal_ids(observation)
-        if view["phase"] == PHASE_BIDDING:
-            return self.bid(view, legal)
+        first = self.declare(view, legal)
+        if first is not None:
+            return first
+        if not self.evaluator.exact or view.get("wild"):
+            # two packs, or wild cards: a playout costs seconds (33-card hands; a scan of the
+            # catalog for each move); Hard's own choice stands
+            return self.ranked(view, legal)[0]
         if len(legal) == 1:
             return legal[0]
         candidates = self.ranked(view, legal)[: self.candidates]

@@ -72,7 +72,7 @@ class CpuPool:
         legal = list(state.legal_actions())
         if self.backend == "process":
             position: Any = pack_state(state)
-            rules = table.rules.to_dict() if room.game != "doudizhu" else None
+            rules = table.rules.to_dict() if room.game != "doudizhu" else table.rules_dict()
         else:
             position, rules = state.clone(), None
         job = (room.game, rules, level, (room.id, seat, level), [room.seed, seat], seat, position)
@@ -212,7 +212,7 @@ def _worker_main(conn) -> None:
 def think(job) -> int:
     """One decision (runs in a worker): the seat's player acts on the position."""
     game, rules, level, key, seed, seat, position = job
-    engine = _engine(game, rules) if rules is not None or game == "doudizhu" else position.game
+    engine = _engine(game, rules) if rules is not None else position.game
     state = unpack_state(position, engine) if isinstance(position, tuple) else position
     player = _players.get(key)
     if player is None:
@@ -230,9 +230,11 @@ def think(job) -> int:
 
 def _engine(game: str, rules: dict | None):
     if game == "doudizhu":
+        from envs.doudizhu import DoudizhuConfig
+
         from .doudizhu import shared_engine
 
-        return shared_engine()
+        return shared_engine(DoudizhuConfig(**rules))
     from envs.daifugo.rules import Rules
 
     from .daifugo import engine_for

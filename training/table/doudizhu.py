@@ -5,19 +5,28 @@ physical cards each seat holds (the deal code names them), so a page can draw re
 a play takes the very cards the person lifted. A match is ``rounds`` scored deals; "replay
 deal" plays the same cards again unscored; undo (against the computer) rebuilds the deal
 from its code and the moves before that person's previous decision.
+
+The variants are the room's rule switches (:data:`RULES`): ``rob`` (call and rob the
+landlord), ``open_hand`` (the landlord may play with its hand shown to all) and ``laizi``
+(a rank's cards are wild each deal: a play takes the seat's own cards first, then wild ones).
 """
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
-from envs.doudizhu.cards import (BLACK_JOKER, FULL_DECK, NUM_RANKS, PHYSICAL_RANK, RANKS, RED_JOKER,
-                                 counts)
+from envs.doudizhu import laizi
+from envs.doudizhu.bidding import CLASSIC, PASS_CODE, ROB
+from envs.doudizhu.cards import (BLACK_JOKER, NUM_RANKS, PACK_SIZE, PACKS_MAX, RANKS, RED_JOKER,
+                                 card_rank, counts)
 from envs.doudizhu.catalog import CatalogError, Kind
-from envs.doudizhu.engine import KITTY_OWNER, PLAYERS, DoudizhuGame, Phase
+from envs.doudizhu.config import DoudizhuConfig
+from envs.doudizhu.deal import kitty_owner
+from envs.doudizhu.engine import DoudizhuGame, Phase
 from policies.doudizhu.talk import DoudizhuTalk
 
 from .events import Event
@@ -33,40 +42,66 @@ KIND_LABELS = {
 }
 #: the card counter's order: red joker, black joker, 2, A, K ... 3
 COUNTER_ORDER = tuple(reversed(range(NUM_RANKS)))
+RULES = ("rob", "open_hand", "laizi")
+"""The room's rule switches (each off by default): the variants."""
+#: the rob bidding's buttons: (no caller yet, after a call) for the pass, and its moves
+ROB_LABELS = {PASS_CODE: ("No call", "No rob"), 1: ("Call", "Call"), 2: ("Rob", "Rob")}
+ROB_SAID = {PASS_CODE: "passed", 1: "called", 2: "robbed"}
+SHOW_LABELS = ("Show my hand (×2)", "Keep it hidden")
+"""the open-hand choice's buttons: show, hide"""
+TIER_LABELS = {laizi.Tier.SOFT: "Soft bomb", laizi.Tier.WILD: "Wild bomb"}
+"""laizi: the names of the bombs that are not plain (hard) bombs"""
 
 
 def card_object(index: int) -> dict[str, Any]:
-    rank = PHYSICAL_RANK[index]
+    """The page's card ``index`` (0..53 the first pack, 54..107 the second)."""
+    rank = card_rank(index)
     if rank == BLACK_JOKER:
         return {"id": index, "text": "BJ", "rank": "B", "suit": None}
     if rank == RED_JOKER:
         return {"id": index, "text": "RJ", "rank": "R", "suit": None}
-    suit = SUIT_LETTERS[index % len(SUIT_LETTERS)]
+    suit = SUIT_LETTERS[index % PACK_SIZE % len(SUIT_LETTERS)]
     return {"id": index, "text": RANKS[rank] + suit, "rank": RANKS[rank], "suit": suit}
 
 
-CARD_OBJECTS = tuple(card_object(i) for i in range(len(PHYSICAL_RANK)))
+CARD_OBJECTS = tuple(card_object(i) for i in range(PACKS_MAX * PACK_SIZE))
+RANK_OF = tuple(card["rank"] for card in CARD_OBJECTS)
+"""the rank letter of each physical card"""
 
 
-@lru_cache(maxsize=1)
-def shared_engine() -> DoudizhuGame:
-    """The Dou Dizhu engine every room shares (it holds no position, only tables and caches)."""
-    return DoudizhuGame()
+def make_config(players: int = 3, rules: dict[str, Any] | None = None) -> DoudizhuConfig:
+    """The engine config of a room's players and switches (:data:`RULES`); ``ValueError``
+    naming an unknown switch."""
+    rules = dict(rules or {})
+    unknown = sorted(set(rules) - set(RULES))
+    if unknown:
+        raise ValueError(f"unknown Dou Dizhu rule(s) {unknown}; the rules are {list(RULES)}")
+    return DoudizhuConfig(players=players, bidding=ROB if rules.get("rob") else CLASSIC,
+                          open_hand=bool(rules.get("open_hand")), laizi=bool(rules.get("laizi")))
+
+
+@lru_cache(maxsize=16)
+def shared_engine(config: DoudizhuConfig | None = None) -> DoudizhuGame:
+    """The Dou Dizhu engine of a config, shared by every room that plays it (it holds no
+    position, only tables and caches)."""
+    return DoudizhuGame(config or DoudizhuConfig())
 
 
 class DoudizhuTable(EngineTable):
     """A match of ``rounds`` scored Dou Dizhu deals for one room."""
 
     name = "doudizhu"
-    players = PLAYERS
 
-    def __init__(self, rounds: int, seed: int):
-        self.engine = shared_engine()
+    def __init__(self, rounds: int, seed: int, players: int = 3,
+                 rules: dict[str, Any] | None = None):
+        self.config = make_config(players, rules)
+        self.engine = shared_engine(self.config)
+        self.players = players = self.engine.num_players
         self.cat = self.engine.catalog
         self.talk = DoudizhuTalk(self.engine)
         self.rounds = rounds
         self.seed = seed
-        self.scores = [0] * PLAYERS
+        self.scores = [0] * players
         self.deal_no = 0
         self.replaying = False
         self.rounds_log: list[dict[str, Any]] = []
@@ -89,8 +124,9 @@ class DoudizhuTable(EngineTable):
 
     def _deal_cards(self) -> None:
         owners = self.state.owners
-        self.held = [sorted(i for i, o in enumerate(owners) if o == s) for s in range(PLAYERS)]
-        self.kitty_ids = sorted(i for i, o in enumerate(owners) if o == KITTY_OWNER)
+        self.held = [sorted(i for i, o in enumerate(owners) if o == s) for s in range(self.players)]
+        kitty = kitty_owner(self.engine.setup)
+        self.kitty_ids = sorted(i for i, o in enumerate(owners) if o == kitty)
         self._redeals = self.state.redeals
         self._landlord = -1
 
@@ -135,13 +171,31 @@ class DoudizhuTable(EngineTable):
     def legal(self) -> list[int]:
         return self.state.legal_actions()
 
-    def label(self, action: int) -> str:
+    def rules_dict(self) -> dict[str, Any]:
+        """The engine config as plain values (what a CPU worker rebuilds the engine from)."""
+        return asdict(self.config)
+
+    def label(self, action: int, subs: int | None = None) -> str:
+        """The name of ``action``'s shape (laizi: a bomb with ``subs`` wild cards standing in,
+        or as the seat to move would play it, is a soft bomb)."""
         cat = self.cat
         if cat.is_bid(action):
             bid = cat.bid_of(action)
+            if self.engine.auction.style == ROB:
+                return ROB_LABELS[bid][self.state.caller >= 0]
             return "no bid" if bid == 0 else f"bid {bid}"
+        if cat.is_show(action):
+            return SHOW_LABELS[action - cat.SHOW]
         if action == cat.PASS:
             return "pass"
+        st = self.state
+        if st.wild >= 0 and cat.bomb_power[action] >= 0 and action != cat.ROCKET:
+            if subs is None:
+                hand = st.hands[st.current_player] if not st.terminal else 0
+                subs = laizi.substitutes(hand, st.wild, cat.cards[action])
+            tier = laizi.bomb_tier(cat, action, st.wild, subs) // (cat.rocket_power + 1)
+            if tier in TIER_LABELS:
+                return TIER_LABELS[tier]
         names = []
         for reading in cat.readings[action]:
             name = KIND_LABELS[reading.kind]
@@ -153,16 +207,19 @@ class DoudizhuTable(EngineTable):
         cat = self.cat
         if cat.is_bid(action):
             return "bid"
+        if cat.is_show(action):
+            return "show"
         if action == cat.PASS:
             return "pass"
         return cat.readings[action][0].kind.label
 
     def move_ids(self, seat: int, action: int) -> list[int]:
-        """The physical cards a play takes from ``seat`` by default: the first held of each rank."""
-        need = list(counts(self.cat.cards[action])) if not self.cat.is_bid(action) else [0] * NUM_RANKS
+        """The physical cards a play takes from ``seat`` by default: the first held of each rank
+        (laizi: of each rank it gives, its own cards first and wild cards for the rest)."""
+        need = list(counts(self._given(seat, action)))
         out = []
         for i in self.held[seat]:
-            r = PHYSICAL_RANK[i]
+            r = card_rank(i)
             if need[r]:
                 need[r] -= 1
                 out.append(i)
@@ -181,7 +238,11 @@ class DoudizhuTable(EngineTable):
         self.moves.append((seat, action, taken if cards is not None else None))
         events: list[Event] = []
         if cat.is_bid(action):
-            events.append(Event({"type": "bid", "seat": seat, "bid": cat.bid_of(action)}))
+            code = cat.bid_of(action)
+            event = {"type": "bid", "seat": seat, "bid": code}
+            if self.engine.auction.style == ROB:
+                event["said"] = ROB_SAID[code]
+            events.append(Event(event))
             if st.redeals != self._redeals:
                 self._deal_cards()
                 events.append(Event({"type": "redeal"}))
@@ -189,7 +250,11 @@ class DoudizhuTable(EngineTable):
                 self._landlord = st.landlord
                 self.held[st.landlord] = sorted(self.held[st.landlord] + self.kitty_ids)
                 events.append(Event({"type": "landlord", "seat": st.landlord, "bid": st.bid,
+                                     "robs": st.robs,
                                      "kitty": [CARD_OBJECTS[i] for i in self.kitty_ids]}))
+        elif cat.is_show(action):
+            events.append(Event({"type": "show", "seat": seat, "shown": st.shown,
+                                 "multiplier": st.multiplier}))
         elif action == cat.PASS:
             events.append(Event({"type": "pass", "seat": seat}))
             if st.pile < 0 and not st.terminal:
@@ -199,19 +264,19 @@ class DoudizhuTable(EngineTable):
                 self.held[seat].remove(i)
             self._pile_cards = [CARD_OBJECTS[i] for i in taken]
             events.append(Event({"type": "play", "seat": seat, "text": cat.action_to_str(action),
-                                 "label": self.label(action),
+                                 "label": self.label(action, st.pile_subs),
                                  "cards": [CARD_OBJECTS[i] for i in taken]}))
             if st.bombs != bombs_before:
                 events.append(Event({"type": "bomb", "seat": seat, "rocket": action == cat.ROCKET,
-                                     "multiplier": 1 << st.bombs}))
+                                     "multiplier": st.multiplier}))
         if st.terminal:
             events += self._deal_end()
         return events
 
     def _taken(self, seat: int, action: int, cards) -> list[int]:
         cat = self.cat
-        if cat.is_bid(action) or action == cat.PASS:
-            return []
+        if not cat.cards[action]:
+            return []  # a bid, the open-hand choice, a pass
         if cards is None:
             return self.move_ids(seat, action)
         held = set(self.held[seat])
@@ -219,10 +284,15 @@ class DoudizhuTable(EngineTable):
             raise ValueError("the cards named are not all in this seat's hand")
         got = [0] * NUM_RANKS
         for i in cards:
-            got[PHYSICAL_RANK[i]] += 1
-        if bytes(got) != counts(cat.cards[action]):
+            got[card_rank(i)] += 1
+        if bytes(got) != counts(self._given(seat, action)):
             raise ValueError(f"the cards named are not the cards of {cat.action_to_str(action)!r}")
         return sorted(cards)
+
+    def _given(self, seat: int, action: int) -> int:
+        """The ranks (packed) ``seat`` gives up to play ``action`` now."""
+        st = self.state
+        return self.engine.cards_given(st.hands[seat], action, st.wild)
 
     def _deal_end(self) -> list[Event]:
         result = self.result()
@@ -234,7 +304,7 @@ class DoudizhuTable(EngineTable):
                                     "outcome": result["outcome"]})
         events = [Event({"type": "deal_end", "result": result})]
         if self.over:
-            best = max(range(PLAYERS), key=lambda s: self.scores[s])
+            best = max(range(self.players), key=lambda s: self.scores[s])
             events.append(Event({"type": "match_end", "winner": best, "scores": self.scores[:]}))
         return events
 
@@ -262,6 +332,9 @@ class DoudizhuTable(EngineTable):
         multipliers = []
         if r["outcome"] != "no bid":
             multipliers.append({"name": "bid", "value": r["bid"]})
+            multipliers += [{"name": "rob", "value": 2}] * r["robs"]
+            if r["shown"]:
+                multipliers.append({"name": "shown", "value": 2})
             multipliers += [{"name": "bomb", "value": 2}] * r["bombs"]
             if r["spring"]:
                 multipliers.append({"name": "spring", "value": 2})
@@ -271,7 +344,7 @@ class DoudizhuTable(EngineTable):
         r.update({
             "multipliers": multipliers,
             "scored": not self.replaying,
-            "hands": [[CARD_OBJECTS[i] for i in self.held[s]] for s in range(PLAYERS)],
+            "hands": [[CARD_OBJECTS[i] for i in self.held[s]] for s in range(self.players)],
             "kitty": [CARD_OBJECTS[i] for i in self.kitty_ids],
             "deal_code": self.code,
             "hints_used": self.hints_used,
@@ -285,9 +358,12 @@ class DoudizhuTable(EngineTable):
         bid = st.bids[seat]
         role = None if st.landlord < 0 else ("landlord" if seat == st.landlord else "peasant")
         passed = st.trick[seat] == self.cat.PASS and not st.terminal
-        return {"cards": len(self.held[seat]), "title": None, "passed": passed,
-                "place": None, "score": self.scores[seat], "role": role,
-                "bid": None if bid < 0 else bid}
+        out = {"cards": len(self.held[seat]), "title": None, "passed": passed,
+               "place": None, "score": self.scores[seat], "role": role,
+               "bid": None if bid < 0 else bid}
+        if self.engine.auction.style == ROB and bid >= 0:
+            out["bid_label"] = ROB_SAID[bid]
+        return out
 
     def public(self) -> dict[str, Any]:
         st = self.state
@@ -295,14 +371,15 @@ class DoudizhuTable(EngineTable):
         pile = None
         if st.pile >= 0:
             pile = {"by": st.pile_owner, "text": cat.action_to_str(st.pile),
-                    "label": self.label(st.pile),
+                    "label": self.label(st.pile, st.pile_subs),
+                    "wilds": st.pile_subs,
                     "cards": self._pile_cards}
         last = None
         if st.history:
             s, a = st.history[-1]
             last = {"seat": s, "text": cat.action_to_str(a)}
         base = self.engine.config.base_points
-        multiplier = 1 << st.bombs
+        multiplier = st.multiplier
         return {
             "phase": st.phase.label,
             "round": self.deal_no,
@@ -312,7 +389,7 @@ class DoudizhuTable(EngineTable):
             "flags": {"revolution": False, "jack_back": False, "lock": None, "reversed": False},
             "history": self.rounds_log,
             "match": {"over": self.over, "scores": self.scores[:],
-                      "winner": max(range(PLAYERS), key=lambda s: self.scores[s]) if self.over else None,
+                      "winner": max(range(self.players), key=lambda s: self.scores[s]) if self.over else None,
                       "deals": None},
             "doudizhu": {
                 "first_bidder": st.first_bidder,
@@ -320,7 +397,12 @@ class DoudizhuTable(EngineTable):
                 "landlord": st.landlord if st.landlord >= 0 else None,
                 "bid": st.bid or st.high_bid,
                 "kitty": [CARD_OBJECTS[i] for i in self.kitty_ids] if st.landlord >= 0 else None,
+                "kitty_size": len(self.kitty_ids),
+                "wild": RANKS[st.wild] if st.wild >= 0 else None,
                 "bombs": st.bombs,
+                "robs": st.robs,
+                "shown_hand": ([CARD_OBJECTS[i] for i in self.held[st.landlord]] if st.shown
+                               else None),
                 "multiplier": multiplier,
                 "round_box": {"base": base, "bid": st.bid or st.high_bid, "multiplier": multiplier,
                               "points": base * (st.bid or st.high_bid) * multiplier},
@@ -354,19 +436,19 @@ class DoudizhuTable(EngineTable):
                 playable.update(ids)
                 moves.append({"action": a, "text": self.cat.action_to_str(a), "label": self.label(a),
                               "shape": self.shape(a), "cards": ids,
-                              "any_suit": not self.cat.is_bid(a) and a != self.cat.PASS})
+                              "any_suit": bool(self.cat.cards[a])})
             out["moves"] = moves
             out["playable"] = sorted(playable)
             out["can_pass"] = self.cat.PASS in self.legal()
             if st.phase == Phase.BIDDING:
-                key = (st.hands[seat], st.high_bid)
+                key = (st.hands[seat], st.high_bid, st.caller, st.num_bids)
                 if key not in self._advice:
-                    self._advice[key] = self.engine.evaluator.advice(*key)
+                    self._advice[key] = self.engine.advice(st, seat)
                 out["advice"] = self._advice[key]
         return out
 
     def _unseen(self, seat: int) -> int:
-        return FULL_DECK - self.state.hands[seat] - sum(self.state.played)
+        return self.engine.setup.full_deck - self.state.hands[seat] - sum(self.state.played)
 
     # -- checking a selection ----------------------------------------------------------------
 
@@ -379,7 +461,11 @@ class DoudizhuTable(EngineTable):
             return checked(ids, None, [], f"card {bad[0]} is not in your hand")
         if st.phase == Phase.BIDDING:
             return checked(ids, None, [], "it is the bidding: bid or pass")
-        text = "".join(RANKS[PHYSICAL_RANK[i]] for i in ids)
+        if st.phase == Phase.SHOW:
+            return checked(ids, None, [], "the landlord first shows its hand or keeps it hidden")
+        if st.wild >= 0:
+            return self._check_wild(seat, ids)
+        text = "".join(RANK_OF[i] for i in ids)
         try:
             action = self.cat.action_from_str(text)
         except CatalogError:
@@ -393,3 +479,27 @@ class DoudizhuTable(EngineTable):
             return checked(ids, label, [entry], None)
         reason = self.talk.explain(action, st.view(seat), legal)
         return checked(ids, label, [], reason)
+
+    def _check_wild(self, seat: int, ids: list[int]) -> dict[str, Any]:
+        """Laizi: the plays the lifted cards make now (the wild ones may stand for several
+        ranks: one entry each), else why they make none."""
+        st = self.state
+        got = [0] * NUM_RANKS
+        for i in ids:
+            got[card_rank(i)] += 1
+        lifted = bytes(got)
+        if self.turn != seat:
+            return checked(ids, None, [], "it is not your turn")
+        entries = [{"action": a, "text": self.cat.action_to_str(a), "label": self.label(a)}
+                   for a in self.legal() if self.cat.cards[a]
+                   and counts(self._given(seat, a)) == lifted]
+        if entries:
+            return checked(ids, entries[0]["label"], entries, None)
+        text = "".join(RANK_OF[i] for i in ids)
+        try:
+            action = self.cat.action_from_str(text)
+        except CatalogError:
+            return checked(ids, None, [], "not a play now (wild cards stand in only for cards "
+                                          "your hand lacks)")
+        return checked(ids, self.label(action), [],
+                       self.talk.explain(action, st.view(seat), self.legal()))

@@ -16,7 +16,9 @@ from .events import Event
 PROTOCOL = 1
 PUBLIC_KEYS = ("phase", "round", "rounds", "pile", "last", "flags", "history", "match")
 PRIVATE_KEYS = ("hand", "moves", "playable", "can_pass", "exchange")
-DOUDIZHU_PUBLIC = ("first_bidder", "bids", "landlord", "bid", "kitty", "bombs", "multiplier",
+DOUDIZHU_PUBLIC = ("first_bidder", "bids", "landlord", "bid", "kitty", "kitty_size", "bombs", "robs",
+                   "shown_hand", "wild",
+                   "multiplier",
                    "round_box", "hints_used", "undos", "replay", "deal", "deals")
 
 

@@ -19,7 +19,8 @@ import numpy as np
 import policies
 
 from .daifugo import DaifugoTable, make_rules, switches
-from .doudizhu import DoudizhuTable
+from .doudizhu import RULES as DOUDIZHU_RULES
+from .doudizhu import DoudizhuTable, make_config
 from .events import Event
 
 GAMES = ("daifugo", "president", "doudizhu")
@@ -27,7 +28,7 @@ MODES = ("cpu", "local", "friends")
 LEVELS = policies.LEVELS
 ROUND_CHOICES = {"daifugo": (3, 5, 7), "president": (3, 5, 7), "doudizhu": (1, 3, 5, 7)}
 DEFAULT_ROUNDS = {"daifugo": 3, "president": 5, "doudizhu": 1}
-PLAYER_CHOICES = {"daifugo": (3, 4), "president": tuple(range(3, 9)), "doudizhu": (3,)}
+PLAYER_CHOICES = {"daifugo": (3, 4), "president": tuple(range(3, 9)), "doudizhu": (3, 4)}
 DEFAULT_PLAYERS = {"daifugo": 4, "president": 4, "doudizhu": 3}
 COLOURS = ("red", "blue", "green", "yellow", "purple", "orange", "teal", "pink")
 DEFAULT_LEVEL = "medium"
@@ -75,7 +76,9 @@ def game_options() -> dict[str, Any]:
     out = {}
     for game in GAMES:
         rules = []
-        if game != "doudizhu":
+        if game == "doudizhu":
+            rules = [{"name": name, "default": False} for name in DOUDIZHU_RULES]
+        else:
             base = Rules.preset(game, DEFAULT_PLAYERS[game])
             for name in switches(game):
                 entry: dict[str, Any] = {"name": name, "default": getattr(base, name)}
@@ -131,9 +134,15 @@ def check_settings(msg: dict[str, Any]) -> dict[str, Any]:
     rules = msg.get("rules") or {}
     if not isinstance(rules, dict):
         raise RoomError("bad_message", "rules must be an object of switches")
-    if game == "doudizhu" and rules:
-        raise RoomError("bad_rules", f"Dou Dizhu has no rule switches here, got {sorted(rules)}")
-    if game != "doudizhu":
+    if game == "doudizhu":
+        for key, value in rules.items():
+            if not isinstance(value, bool):
+                raise RoomError("bad_rules", f"rule {key!r} got {value!r}")
+        try:
+            make_config(players, rules)
+        except (ValueError, TypeError) as err:
+            raise RoomError("bad_rules", str(err)) from None
+    else:
         for key, value in rules.items():
             if key in ("jokers", "decks"):
                 ok = value is None or (isinstance(value, int) and not isinstance(value, bool))
@@ -258,7 +267,7 @@ class Room:
         seed = int(np.random.SeedSequence([self.seed, self.match_no]).generate_state(1, np.uint64)[0])
         st = self.settings
         if self.game == "doudizhu":
-            self.table = DoudizhuTable(st["rounds"], seed)
+            self.table = DoudizhuTable(st["rounds"], seed, self.players, st["rules"])
         else:
             self.table = DaifugoTable(self.game, self.players, st["rounds"], st["rules"], seed)
         self.hints = {}

@@ -252,7 +252,7 @@ function onEvent(st, ev) {
   // what each seat last did on this pile, shown by its name tag
   if (ev.type === "play") ui.said[ev.seat] = ev.label || ev.text;
   if (ev.type === "pass") ui.said[ev.seat] = "Pass";
-  if (ev.type === "bid") ui.said[ev.seat] = ev.bid ? `Bid ${ev.bid}` : "No bid";
+  if (ev.type === "bid") ui.said[ev.seat] = ev.said ? ev.said[0].toUpperCase() + ev.said.slice(1) : ev.bid ? `Bid ${ev.bid}` : "No bid";
   if (["clear", "start", "landlord", "eight_cut", "redeal", "undo"].includes(ev.type)) ui.said = {};
   if (ev.type === "round_end") showRoundEnd(st, ev);
   if (ev.type === "deal_end") showDealEnd(st, ev.result);
@@ -504,7 +504,7 @@ function showMatchEnd(st, ev) {
   openResult("The match is over", body, [["New match", () => { app.conn.send({ type: "next" }); closeResult(); }, true], ["Back to the lobby", leave]]);
 }
 
-const MULTIPLIER_NAME = { bid: "Bid", bomb: "Bomb", rocket: "Rocket", spring: "Spring", anti_spring: "Counter-spring" };
+const MULTIPLIER_NAME = { bid: "Bid", rob: "Rob", shown: "Hand shown", bomb: "Bomb", rocket: "Rocket", spring: "Spring", anti_spring: "Counter-spring" };
 
 function showDealEnd(st, r) {
   app.resultShownFor = "deal";
@@ -532,7 +532,7 @@ function showDealEnd(st, r) {
     const base = st.doudizhu && st.doudizhu.round_box ? st.doudizhu.round_box.base : 10;
     body.push(el("p", { class: "formula" },
       `${base} × ${r.multipliers.map((m) => m.value).join(" × ")} = ${r.round_points} points · ` +
-      (landlordWon ? `landlord +${2 * r.round_points}, each peasant −${r.round_points}` : `landlord −${2 * r.round_points}, each peasant +${r.round_points}`)));
+      (landlordWon ? `landlord +${(r.points.length - 1) * r.round_points}, each peasant −${r.round_points}` : `landlord −${(r.points.length - 1) * r.round_points}, each peasant +${r.round_points}`)));
   }
   body.push(el("table", { class: "hands-left" },
     el("caption", {}, "Cards left"),

@@ -73,12 +73,17 @@ export function describe(ev, who, me, game) {
     case "match_end":
       return { text: `The match is over: ${w(ev.winner)} ${ev.winner === me ? "win" : "wins"}`, banner: null };
     case "bid":
+      if (ev.said) return { text: `${w(ev.seat)} ${ev.said}`, banner: null };
       return { text: ev.bid ? `${w(ev.seat)} bid ${ev.bid}` : `${w(ev.seat)} passed the bid`, banner: null };
+    case "show":
+      return ev.shown
+        ? { text: `${w(ev.seat)} ${ev.seat === me ? "show" : "shows"} the landlord's hand: the round doubles (x${ev.multiplier})`, banner: "Hand shown! x2" }
+        : { text: `${w(ev.seat)} ${ev.seat === me ? "keep" : "keeps"} the landlord's hand hidden`, banner: null };
     case "redeal":
       return { text: "Nobody bid: the cards are dealt again", banner: "New deal" };
     case "landlord":
       return {
-        text: `${w(ev.seat)} ${ev.seat === me ? "are" : "is"} the landlord for ${ev.bid} and ${ev.seat === me ? "take" : "takes"} the kitty ${cardsShort(ev.kitty)}`,
+        text: `${w(ev.seat)} ${ev.seat === me ? "are" : "is"} the landlord for ${ev.bid}${ev.robs ? ` after ${ev.robs} ${ev.robs === 1 ? "rob" : "robs"}` : ""} and ${ev.seat === me ? "take" : "takes"} the kitty ${cardsShort(ev.kitty)}`,
         banner: ev.seat === me ? "You are the landlord" : `${w(ev.seat)}: landlord`,
       };
     case "bomb":

@@ -15,6 +15,9 @@ const RULE_TEXT = {
   strict_pass: ["Passing is final", "Once you pass you sit out until the pile clears"],
   jokers: ["Jokers", "How many jokers join the deck"],
   decks: ["Decks", "One pack of 52, or two for big tables"],
+  rob: ["Rob the landlord", "Call, then rob in turn: every rob doubles the round, the last to rob is landlord"],
+  open_hand: ["Open hand", "The landlord may play with its hand shown to all, doubling the round"],
+  laizi: ["Laizi (wild cards)", "A rank drawn each deal is wild; bombs with wild cards are soft, below the others"],
 };
 
 export class Lobby {

@@ -107,10 +107,21 @@ export function actionList(st, ui) {
   const mine = !!st.your_turn;
   const acts = [];
   const ddz = st.game === "doudizhu";
+  if (mine && st.phase === "show") {
+    for (const m of st.moves || []) {
+      acts.push({ key: `show-${m.text}`, label: m.label, enabled: true, kind: "move", move: m, primary: m.text === "hide" });
+    }
+    return acts;
+  }
   if (mine && st.phase === "bidding") {
+    const rob = !!(st.rules && st.rules.rob);
     for (const m of bidMoves(st)) {
       const n = bidValue(m);
-      acts.push({ key: `bid-${n}`, label: n ? `Bid ${n}` : "Don't bid", enabled: true, kind: "move", move: m, primary: n > 0 });
+      if (rob) {
+        acts.push({ key: `bid-${m.text.replace(/ /g, "-")}`, label: m.label, enabled: true, kind: "move", move: m, primary: m.text !== "bid pass" });
+      } else {
+        acts.push({ key: `bid-${n}`, label: n ? `Bid ${n}` : "Don't bid", enabled: true, kind: "move", move: m, primary: n > 0 });
+      }
     }
     return acts;
   }
@@ -172,7 +183,7 @@ export function seatTag(st, s, who, opts = {}) {
   if (toMove) state.push("to move");
   if (seat.role) state.push(seat.role === "landlord" ? "landlord" : "peasant");
   if (st.game === "doudizhu" && st.phase === "bidding" && seat.bid !== null && seat.bid !== undefined) {
-    state.push(seat.bid ? `bid ${seat.bid}` : "no bid");
+    state.push(seat.bid_label || (seat.bid ? `bid ${seat.bid}` : "no bid"));
   }
   if (seat.kind === "empty") state.push("empty seat");
   else if (seat.connected === false && !seat.away) state.push("disconnected");
@@ -248,6 +259,10 @@ function renderIndicators(st) {
   if (d && d.landlord !== null && d.landlord !== undefined) {
     box.append(el("span", { class: "badge order" }, `Landlord: ${st.seats[d.landlord].name}`));
   }
+  if (d && d.wild) {
+    const name = d.wild === "T" ? "10" : d.wild;
+    box.append(el("span", { class: "badge wild", role: "status", "aria-label": `Wild cards: the ${name}s` }, `Wild: ${name}s`));
+  }
   box.hidden = box.childElementCount === 0;
 }
 
@@ -270,9 +285,15 @@ function renderPile(st, h) {
     kitty.replaceChildren(el("span", {}, "Kitty"), cardRow(d.kitty, { small: true }));
     kitty.hidden = false;
   } else if (d && st.phase === "bidding") {
-    kitty.replaceChildren(el("span", {}, "Kitty"), el("span", { class: "card-row", role: "img", "aria-label": "3 cards face down" }, cardBack({ small: true }), cardBack({ small: true }), cardBack({ small: true })));
+    const backs = Array.from({ length: d.kitty_size || 3 }, () => cardBack({ small: true }));
+    kitty.replaceChildren(el("span", {}, "Kitty"), el("span", { class: "card-row", role: "img", "aria-label": `${backs.length} cards face down` }, ...backs));
     kitty.hidden = false;
   } else kitty.hidden = true;
+  const shown = $("#shown-hand");
+  if (d && d.shown_hand) {
+    shown.replaceChildren(el("span", {}, `${h.who(d.landlord)}: hand shown`), cardRow(d.shown_hand, { small: true }));
+    shown.hidden = false;
+  } else shown.hidden = true;
 }
 
 const COUNTER_ORDER = ["R", "B", "2", "A", "K", "Q", "J", "T", "9", "8", "7", "6", "5", "4", "3"];
@@ -306,15 +327,17 @@ function renderHand(st, ui, h) {
   if (!cards.some((c) => c.id === focusId)) focusId = cards[0].id;
   const overlap = Math.max(0.2, Math.min(0.55, 1 - 760 / (cards.length * 64)));
   hand.style.setProperty("--overlap", overlap);
+  const wild = st.doudizhu && st.doudizhu.wild;
   for (const c of cards) {
     const dim = cardDisabled(st, c.id);
     const pressed = ui.selected.has(c.id);
+    const isWild = !!wild && c.rank === wild;
     const b = el("button", {
       type: "button",
-      class: "card-button" + (dim ? " dim" : "") + (ui.fresh.has(c.id) ? " new" : ""),
+      class: "card-button" + (dim ? " dim" : "") + (ui.fresh.has(c.id) ? " new" : "") + (isWild ? " wild" : ""),
       "aria-pressed": pressed ? "true" : "false",
       "aria-disabled": dim ? "true" : null,
-      "aria-label": cardName(c) + (dim ? " (cannot be played now)" : "") + (ui.fresh.has(c.id) ? " (received)" : ""),
+      "aria-label": cardName(c) + (isWild ? " (wild)" : "") + (dim ? " (cannot be played now)" : "") + (ui.fresh.has(c.id) ? " (received)" : ""),
       tabindex: c.id === focusId ? "0" : "-1",
       dataset: { key: `hand:${c.id}`, id: String(c.id) },
     }, cardFace(c));
@@ -419,6 +442,7 @@ export function turnText(st, who) {
   if (st.waiting) return "Sent; waiting for the table…";
   if (st.your_turn) {
     if (st.phase === "bidding") return "Your turn to bid.";
+    if (st.phase === "show") return "Your turn: show your hand (the round doubles) or keep it hidden.";
     if (giveMoves(st).length) return `Your turn: choose ${st.exchange.to_give} card${st.exchange.to_give === 1 ? "" : "s"} to give back.`;
     return st.can_pass ? "Your turn: play or pass." : "Your turn: you lead, play anything.";
   }

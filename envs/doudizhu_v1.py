@@ -1,8 +1,8 @@
 """# Dou Dizhu (斗地主, "fight the landlord")
 
-| Import             | `from envs import doudizhu_v0`                |
+| Import             | `from envs import doudizhu_v1`                |
 |--------------------|-----------------------------------------------|
-| Registered id      | `climbrl/doudizhu-v0`                          |
+| Registered id      | `climbrl/doudizhu-v1`                          |
 | Actions            | Discrete                                       |
 | Parallel API       | No                                             |
 | Manual control     | No                                             |
@@ -10,7 +10,7 @@
 | Agents             | 3                                              |
 | Action shape       | (1,): one integer id (see Action space)        |
 | Action values      | Discrete(28507)                                |
-| Observation shape  | (1598,) with the default history of 15         |
+| Observation shape  | (1602,) with the default history of 15         |
 | Observation values | [0, 1]                                         |
 
 Three players, 54 cards (3..2, black joker `B`, red joker `R`; suits never matter). Each gets
@@ -19,7 +19,7 @@ landlord takes the kitty, shows it, holds 20 cards and leads; the other two play
 peasants. Players beat the last play with a higher play of the same shape, or pass; bombs and
 the rocket beat every shape. The first seat out of cards wins for its side. The rules are
 those of `docs/rules.md` (Dou Dizhu section, rulings included); the engine
-is `envs.doudizhu` (pure Python, no PettingZoo).
+is `envs.doudizhu` (pure Python, no PettingZoo). The variants are arguments (see Variants).
 
 ## Agents and turns
 
@@ -102,6 +102,7 @@ column j set when the group holds more than j cards of that rank). Layout
 | bombs          | (1,)        | 1537  | bombs and rockets played / 14 |
 | history_seat   | (15, 3)     | 1538  | relative seat of each history entry |
 | history_pass   | (15,)       | 1583  | 1 when the history entry is a pass |
+| variant        | (4,)        | 1598  | the variants on: rob, open hand, four players, laizi |
 
 ## Rewards
 
@@ -132,12 +133,51 @@ episode finite.
 * `render_mode="ansi"` returns the table as text (all hands shown: a spectator's picture, not
   for a seat), `"human"` prints it.
 
+## Variants
+
+Each is an argument, off by default; they combine. Every detail below is a ruling of the
+project (the variants are house rules whose details vary from table to table), written in
+`docs/rules.md` (Dou Dizhu, Variants).
+
+* `bidding="rob"`, rob the landlord. Rulings: from the first bidder in seat order, each seat
+  passes or calls (`bid pass`, `call`); once one calls, each seat after it that has not
+  spoken may `rob` or pass (a seat that passed before the call never speaks again); if anyone
+  robbed, the caller may rob back. The last to rob (else the caller) is landlord at a bid of
+  1, and every rob doubles the round (`result["robs"]`); if nobody calls, the cards are dealt
+  again. The bid segment holds `bid pass`, `call`, `rob` (3 ids, so every play id is one less
+  than above); the observation's `bids` becomes (3, 4): not yet, passed, called, robbed, and a
+  `robs` field (1,) follows `variant`.
+* `open_hand=True`, open hand. Rulings: once it holds the kitty, the landlord chooses (phase
+  `show`) to play with its hand face up (`show`) or not (`hide`) before its first lead;
+  showing doubles the round (`result["shown"]`) and every seat sees the landlord's remaining
+  cards to the end of the deal (`view()["shown_hand"]`, the observation's `shown_hand`); the
+  choice is not a play (springs count plays only). A `show` segment (2 ids: `show`, `hide`)
+  follows the bid segment; the observation's `phase` gets a fourth entry (the choice),
+  `shown_hand` (15, 4) follows `unseen` and `shown` (1,) follows `variant`.
+* `players=4`, four players. Rulings: two packs (108 cards: 8 of each number, 2 of each
+  joker), 25 cards each and 8 in the kitty (the landlord holds 33), one landlord against three
+  peasants, play round the four seats. Bombs are 4 to 8 cards of a rank (more cards beat
+  fewer; as many, the higher rank); the rocket is all four jokers; one black and one red joker
+  are no play, two of a colour a pair (above 2s); no play's kickers hold all four jokers; the
+  landlord wins or loses three times the round's value. Agents `player_0..3`; 81,294 actions
+  (segments as above, longer); card thermometers are (15, 8) and every per-seat field has 4
+  rows (observation (3367,)); deal codes start `DDZ4-`.
+* `laizi=True`, wild cards (three players). Rulings: a rank 3..2 drawn with each deal is
+  wild and known to all before the bidding (`view()["wild"]`, the observation's `wild`; a
+  deal code carries it, and set-up positions take `"wild": "7"`); a wild card stands for any
+  card 3..2 (never a joker) or for itself; a play is written as it reads, and the hand's own
+  cards go first, wild cards only for what it lacks; a bomb with a wild card standing in is
+  soft: rocket > the four wild cards > hard bombs > soft bombs > other plays, and every bomb
+  doubles. The actions are those of the classic game; `played` counts the cards as they are,
+  `pile_wilds` (1,) follows `wild` (13,) at the end of the observation.
+
 ## Arguments
 
-`doudizhu_v0.env(render_mode=None, reward="score", max_redeals=16, history_length=15,
-illegal_reward=-1.0)`; `raw_env` takes the same and skips the order-enforcing wrapper.
-`history_length` is 1..154 (the most steps a deal's play can have); a value of the wrong type
-is a `TypeError`, one out of range a `ValueError`, each naming the argument.
+`doudizhu_v1.env(render_mode=None, reward="score", max_redeals=16, history_length=15,
+players=3, bidding="bid", open_hand=False, laizi=False, illegal_reward=-1.0)`; `raw_env` takes
+the same and skips the order-enforcing wrapper. `history_length` is 1..154 (the most steps a
+deal's play can have; 1..417 with four players); a value of the wrong type is a `TypeError`,
+one out of range a `ValueError`, each naming the argument.
 
 ## Version history
 
@@ -145,6 +185,10 @@ is a `TypeError`, one out of range a `ValueError`, each naming the argument.
 * v0, revised: the deal code left `view()` and `infos` during play (it decoded into every
   hand); it is `result["deal"]` once the deal is over. Actions, seats, seeds and options are
   checked, not converted (`step(1.9)`, `view(1.7)` are `TypeError`s).
+* v1: the variants (rob the landlord, open hand, four players, laizi). The observation gains the `variant` field (so a
+  v0 model does not load); a bomb's reading has its number of cards as length; the action
+  features gain the columns of the variants' moves. The default game plays exactly as v0:
+  the same ids, legal moves, rewards and deal codes.
 """
 
 from __future__ import annotations
@@ -161,7 +205,7 @@ def env(**kwargs):
 class raw_env(CardGameEnv):  # noqa: N801 (PettingZoo's name)
     metadata = {
         "render_modes": ["ansi", "human"],
-        "name": "doudizhu_v0",
+        "name": "doudizhu_v1",
         "is_parallelizable": False,
         "render_fps": 1,
     }
@@ -172,10 +216,15 @@ class raw_env(CardGameEnv):  # noqa: N801 (PettingZoo's name)
         reward: str = "score",
         max_redeals: int = DoudizhuConfig.max_redeals,
         history_length: int = DoudizhuConfig.history_length,
+        players: int = DoudizhuConfig.players,
+        bidding: str = DoudizhuConfig.bidding,
+        open_hand: bool = DoudizhuConfig.open_hand,
+        laizi: bool = DoudizhuConfig.laizi,
         illegal_reward: float = -1.0,
     ):
         config = DoudizhuConfig(
-            reward=reward, max_redeals=max_redeals, history_length=history_length
+            reward=reward, max_redeals=max_redeals, history_length=history_length,
+            players=players, bidding=bidding, open_hand=open_hand, laizi=laizi,
         )
         super().__init__(
             DoudizhuGame(config),
@@ -186,6 +235,10 @@ class raw_env(CardGameEnv):  # noqa: N801 (PettingZoo's name)
                 "reward": reward,
                 "max_redeals": max_redeals,
                 "history_length": history_length,
+                "players": players,
+                "bidding": bidding,
+                "open_hand": open_hand,
+                "laizi": laizi,
                 "illegal_reward": illegal_reward,
             },
         )
