@@ -226,7 +226,12 @@ def test_the_wall_time_driver_stops_saves_and_resumes(tmp_path):
     out = subprocess.run(cmd, cwd=ROOT, check=True, capture_output=True, text=True, timeout=300)
     second = json.loads((run / "elapsed.json").read_text())
     assert second["elapsed"] >= first["elapsed"] + 0.2 * 60
-    assert second["frames"] > 0 and second["frames"] >= first["frames"]
+    # (how many frames a few seconds train depends on the machine's load: maybe none)
+    assert second["frames"] >= first["frames"]
+    import torch
+
+    saved = torch.load(run / "model.tar", map_location="cpu", weights_only=False)
+    assert saved["frames"] == second["frames"] == sum(saved["position_frames"].values())
     assert "Resuming preempted job" in out.stdout + out.stderr
     weights = weight_files(run)
     assert {p.name for p in weights.values()} == {

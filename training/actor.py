@@ -144,9 +144,8 @@ class _GamePickler(pickle.Pickler):
     def persistent_id(self, obj):
         if obj is self.tables.base:
             return "game"
-        rules = getattr(obj, "rules", None)
-        if rules is not None and self.tables.games.get(rules) is obj:
-            return ("rules", rules)
+        if type(obj) is type(self.tables.base) and obj.rules in self.tables.games:
+            return ("rules", obj.rules)
         return None
 
 

@@ -11,6 +11,10 @@ weights back to the actors.
     climbrl train --resume runs/<run-name> --minutes 10     # 10 more minutes
     climbrl train --config configs/daifugo4.yaml --backend ray --ray-address auto --actors 8
 
+Daifugo and President train one network for every table of the game: ``tables`` draws a
+table per episode (players, rounds, switches; :mod:`training.tables`) and evaluations play a
+panel of tables (``eval_tables``), logging each table and the panel's mean.
+
 ``--backend ray`` runs the actors as Ray actors on a cluster (:mod:`training.ray_backend`);
 the learner is this process either way, on ``--device`` (cpu, cuda or auto). ``--minutes``
 is the budget of one invocation (a resumed run gets it anew); ``--total-frames`` counts the
