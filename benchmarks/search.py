@@ -20,7 +20,7 @@ import time
 import numpy as np
 
 import policies
-from envs import daifugo_v1, doudizhu_v0
+from envs import daifugo_v1, doudizhu_v1
 from envs.core.aec import turns
 
 from .common import machine, measure, parser, write_json
@@ -28,7 +28,7 @@ from .common import machine, measure, parser, write_json
 #: game -> (env, the searching CPU of its shipped network)
 TABLES = {
     "daifugo": (lambda: daifugo_v1.env(players=4, rounds=3), "search:cpus/daifugo"),
-    "doudizhu": (lambda: doudizhu_v0.env(), "search:cpus/doudizhu"),
+    "doudizhu": (lambda: doudizhu_v1.env(), "search:cpus/doudizhu"),
 }
 MEDIAN, P99, RATE = "ms median", "ms p99", "decisions/s"
 PERCENTILE = 99

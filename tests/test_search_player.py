@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import policies
-from envs import daifugo_v1, doudizhu_v0, president_v1
+from envs import daifugo_v1, doudizhu_v1, president_v1
 from envs.core.aec import turns
 from policies.montecarlo import paired_pick
 from policies.search import NetworkSearch, split_spec
@@ -37,7 +37,7 @@ TABLES = {
                                                    "illegal_finish": True}}),
     "president4": ("president", president_v1, {"players": 4, "rules": {"rounds": 2}}),
     "president6-two-decks": ("president", president_v1, {"players": 6, "rules": {"rounds": 2}}),
-    "doudizhu": ("doudizhu", doudizhu_v0, {}),
+    "doudizhu": ("doudizhu", doudizhu_v1, {}),
 }
 
 
