@@ -34,11 +34,11 @@ def main() -> None:
     if loaded or envs.PROJECT != "climbrl":
         sys.exit(f"FAIL: the engines imported {loaded}")
     try:
-        from envs import daifugo_v0  # noqa: F401
+        from envs import daifugo_v1  # noqa: F401
     except ImportError as err:
-        print(f"ok: envs.daifugo_v0 refuses: {err}")
+        print(f"ok: envs.daifugo_v1 refuses: {err}")
     else:
-        sys.exit("FAIL: envs.daifugo_v0 imported without PettingZoo")
+        sys.exit("FAIL: envs.daifugo_v1 imported without PettingZoo")
 
 
 if __name__ == "__main__":

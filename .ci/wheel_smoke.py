@@ -49,8 +49,8 @@ def installed_layout() -> None:
     check(not (site / "configs").exists() and not (site / "cpus").exists(),
           "no top-level configs/ or cpus/ in site-packages")
     # cpus.yaml may point a level at a CPU by a path relative to its own folder
-    check((shipped("configs") / ".." / "cpus" / "daifugo4" / "cpu.json").is_file(),
-          "../cpus/daifugo4 from the shipped cpus.yaml is the shipped CPU")
+    check((shipped("configs") / ".." / "cpus" / "daifugo" / "cpu.json").is_file(),
+          "../cpus/daifugo from the shipped cpus.yaml is the shipped CPU")
 
 
 def every_level() -> None:
@@ -72,12 +72,14 @@ def shipped_cpus() -> None:
     import policies
     from training.evaluate import make_env, play_game
 
-    for game, cpu, table, rounds in (("daifugo", "cpus/daifugo4", 4, 3), ("doudizhu", "cpus/doudizhu", 3, None)):
+    # the Daifugo CPU plays every table of its game: 4 and 3 players, other round counts
+    for game, cpu, table, rounds in (("daifugo", "cpus/daifugo", 4, 3), ("daifugo", "cpus/daifugo", 3, 5),
+                                     ("doudizhu", "cpus/doudizhu", 3, None)):
         env = make_env(game, table, rounds, {})
         env.reset(seed=1)
         lineup = [policies.load(game, cpu, seed=0)] + [policies.load(game, "random", seed=s) for s in range(1, table)]
         outcome = play_game(env, lineup, env.unwrapped.deal_code)
-        check(bool(outcome), f"shipped CPU {cpu} plays a {game} match")
+        check(bool(outcome), f"shipped CPU {cpu} plays a {game} match ({table} players)")
 
 
 def climbrl(*args: str, **kwargs) -> subprocess.CompletedProcess:

@@ -247,12 +247,12 @@ def _us_per_call(peer, hands: list[int]) -> float:
 
 
 def daifugo_play(seconds: float, repeats: int, seed: int) -> dict:
-    from envs import daifugo_v0, president_v0
+    from envs import daifugo_v1, president_v1
     from envs.daifugo import DaifugoGame, Rules
 
     from .daifugo import engine_steps, env_steps
 
-    modules = {"daifugo": daifugo_v0, "president": president_v0}
+    modules = {"daifugo": daifugo_v1, "president": president_v1}
     cases = {}
     for preset, players in DAIFUGO_CONFIGS:
         game = DaifugoGame(Rules.preset(preset, players))

@@ -18,7 +18,7 @@ import time
 
 import numpy as np
 
-from envs import daifugo_v0, president_v0
+from envs import daifugo_v1, president_v1
 from envs.daifugo import DaifugoGame, Rules
 
 from .common import machine, measure, parser, timed_rate, write_json
@@ -87,7 +87,7 @@ def legal_move_us(game: DaifugoGame, seed: int, calls: int = 2000) -> float:
 
 def measure_all(seconds: float, repeats: int, seed: int = 0) -> dict[str, dict[str, list[float]]]:
     """Every case, interleaved, printed as it goes; unit -> case -> figures."""
-    modules = {"daifugo": daifugo_v0, "president": president_v0}
+    modules = {"daifugo": daifugo_v1, "president": president_v1}
     play, legal = {}, {}
     for preset, players in CONFIGS:
         game = DaifugoGame(Rules.preset(preset, players))

@@ -115,12 +115,12 @@ def parameters(config: str) -> dict[str, int]:
     """Parameters of each role's network for a config (DouZero: 1.46M landlord, 1.52M
     peasant)."""
     from policies.network import build_network
-    from policies.spec import make_game, roles
+    from policies.spec import make_game, roles, seat_rows
     from training.config import make_args
 
     args = make_args(config)
     game = make_game(**args.game_kwargs())
-    net = build_network(game, args.net_config(game.num_players))
+    net = build_network(game, args.net_config(seat_rows(game)))
     count = sum(p.numel() for p in net.parameters())
     return {role: count for role in roles(game)}
 

@@ -1,11 +1,12 @@
 """climbrl environments: PettingZoo AEC environments for climbing card games.
 
-``from envs import daifugo_v0, president_v0, doudizhu_v1`` imports an environment module;
+``from envs import daifugo_v1, president_v1, doudizhu_v1`` imports an environment module;
 importing :mod:`envs` registers them with PettingZoo so that
-``pettingzoo.make("aec", "climbrl/daifugo-v0")`` works (the modules load on first use).
+``pettingzoo.make("aec", "climbrl/daifugo-v1")`` works (the modules load on first use);
+:data:`ENV_MODULES` names each game's current module.
 
 The rules engines (:mod:`envs.daifugo`, :mod:`envs.doudizhu`) are pure Python and numpy; only
-the ``*_v0`` adapter modules and :mod:`envs.core.aec` import PettingZoo. With numpy alone
+the ``*_vN`` adapter modules and :mod:`envs.core.aec` import PettingZoo. With numpy alone
 installed, ``import envs`` and the engines still work: the ids are registered only when
 PettingZoo is there and has its registry (:data:`PETTINGZOO_FLOOR` on).
 
@@ -22,9 +23,15 @@ PROJECT = "climbrl"
 """marks this ``envs`` as climbrl's"""
 PETTINGZOO_FLOOR = "1.27"
 """the first PettingZoo with ``pettingzoo.register`` and ``pettingzoo.aec_registry``"""
+ENV_MODULES = {
+    "daifugo": "envs.daifugo_v1",
+    "president": "envs.president_v1",
+    "doudizhu": "envs.doudizhu_v1",
+}
+"""the current environment module of each game"""
 ENV_IDS = {
-    "climbrl/daifugo-v0": "envs.daifugo_v0:env",
-    "climbrl/president-v0": "envs.president_v0:env",
+    "climbrl/daifugo-v1": "envs.daifugo_v1:env",
+    "climbrl/president-v1": "envs.president_v1:env",
     "climbrl/doudizhu-v1": "envs.doudizhu_v1:env",
 }
 

@@ -31,11 +31,10 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo.utils import BaseWrapper
 
+from . import ENV_MODULES
 from .core.aec import turns
 
-MODULES = {"daifugo": "daifugo_v0", "president": "president_v0", "doudizhu": "doudizhu_v1"}
-"""each game's env module (its current version)"""
-GAMES = tuple(MODULES)
+GAMES = tuple(ENV_MODULES)
 SEATS = {"doudizhu": 3}
 """games whose table size is not the number of players given (Dou Dizhu: 3, unless
 ``players=4`` is passed)"""
@@ -48,7 +47,7 @@ def make(game: str, **kwargs):
     ``kwargs`` (players, rounds, reward, house rules)."""
     if game not in GAMES:
         raise ValueError(f"unknown game {game!r}; games are {', '.join(GAMES)}")
-    return importlib.import_module(f"{__package__}.{MODULES[game]}").env(**kwargs)
+    return importlib.import_module(ENV_MODULES[game]).env(**kwargs)
 
 
 def _player(game: str, opponent: Any):

@@ -7,7 +7,7 @@ are the repository's top-level ``configs/`` and ``cpus/`` folders. A wheel carri
 inside the policies package, as ``policies/_data/configs`` and ``policies/_data/cpus`` (the
 mapping is in ``pyproject.toml``), so an installed climbrl finds them from any working
 directory. The two folders stay side by side either way, so a relative path in
-``cpus.yaml`` (``hard: ../cpus/daifugo4``) resolves in both.
+``cpus.yaml`` (``hard: ../cpus/daifugo``) resolves in both.
 
 ``envs`` is a generic name, and PyPI has another package called so: installed next to
 climbrl it would shadow or overwrite climbrl's environments. Importing :mod:`policies` or

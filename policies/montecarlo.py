@@ -26,16 +26,18 @@ SEED_BITS = 63
 MS = 1000.0
 
 
-def paired_pick(values: list[list[float]], z: float = DEFAULT_SWITCH_Z) -> int:
+def paired_pick(values: list[list[float]], z: float = DEFAULT_SWITCH_Z,
+                bonus: list[float] | None = None) -> int:
     """Index of the chosen candidate given each one's playout values (index 0 is kept unless
-    another candidate's mean paired gain over it exceeds ``z`` standard errors)."""
+    another candidate's mean paired gain over it exceeds ``z`` standard errors). ``bonus[i]``,
+    when given, is added to candidate ``i``'s gain (a prior from another judge of the moves)."""
     base = np.asarray(values[0], dtype=float)
     if base.size < MIN_SAMPLES:
         return 0
     best, best_gain = 0, 0.0
     for i in range(1, len(values)):
         diff = np.asarray(values[i], dtype=float) - base
-        gain = float(diff.mean())
+        gain = float(diff.mean()) + (bonus[i] if bonus is not None else 0.0)
         se = float(diff.std(ddof=1)) / math.sqrt(diff.size)
         if gain > best_gain and gain > z * se:
             best, best_gain = i, gain
@@ -58,7 +60,8 @@ class DeterminizedSearch:
     knobs (``rollouts``, ``time_ms``, ``candidates``, ``switch_z``; the game's defaults in
     ``default_rollouts`` and ``default_candidates``) and the loop of :meth:`search`. The game
     module supplies :meth:`sampler` (hidden hands consistent with a view), :meth:`root` (the
-    position rebuilt with them) and :meth:`playout_value` (one candidate played out)."""
+    position rebuilt with them), :meth:`playout_value` (one candidate played out) and
+    :meth:`rollout_move` (its rollout policy's move)."""
 
     default_rollouts: int
     default_candidates: int
@@ -86,21 +89,37 @@ class DeterminizedSearch:
         """The scripted choice ``candidates[0]``, unless another candidate's mean playout value
         beats it by more than ``switch_z`` standard errors of the paired difference (the same
         determinization and the same rollout seed for every candidate)."""
-        game = self._require_game()
+        return candidates[paired_pick(self.playout_values(view, candidates), self.switch_z)]
+
+    def playout_values(self, view, candidates: list[int]) -> list[list[float]]:
+        """Each candidate's playout values, paired: entry ``j`` of every list comes from the
+        same determinization and rollout seed (the budget: ``rollouts``, ``time_ms``)."""
         seat = view["seat"]
+        values: list[list[float]] = [[] for _ in candidates]
+        for root, seed in self.determinizations(view, len(candidates)):
+            for i, action in enumerate(candidates):
+                values[i].append(self.playout_value(root.clone(), seat, action, random.Random(seed)))
+        return values
+
+    def determinizations(self, view, per_root: int):
+        """``(root, rollout seed)`` pairs, one per guess of the hidden hands, until the budget
+        is spent (``rollouts`` playouts counting ``per_root`` for each, or ``time_ms`` after
+        the pair in hand has been played out)."""
+        game = self._require_game()
         sampler = self.sampler(game, view)
         rnd = random.Random(int(self.rng.integers(1 << SEED_BITS)))
-        values: list[list[float]] = [[] for _ in candidates]
         deadline = time.perf_counter() + self.time_ms / MS if self.time_ms else None
         done = 0
         while done < self.rollouts:
             root = self.root(game, view, sampler.sample(self.rng))
             if root is None:
-                break
-            seed = rnd.getrandbits(SEED_BITS)
-            for i, action in enumerate(candidates):
-                values[i].append(self.playout_value(root.clone(), seat, action, random.Random(seed)))
-            done += len(candidates)
+                return
+            yield root, rnd.getrandbits(SEED_BITS)
+            done += per_root
             if deadline is not None and time.perf_counter() > deadline:
-                break
-        return candidates[paired_pick(values, self.switch_z)]
+                return
+
+    def rollout_move(self, state, legal: list[int], rnd: random.Random) -> int:
+        """The fast rollout policy's move in ``state`` (``legal``: its legal moves, two or
+        more), for playouts cut short by another player (:mod:`policies.search`)."""
+        raise NotImplementedError

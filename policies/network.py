@@ -13,7 +13,11 @@ The state is encoded once per decision; every legal move is then scored against 
 The first pair layer is a sum of a state part and a move part, so scoring N moves costs one
 gather, one add and the small head per move; the move part of every catalog action can be
 precomputed once per weight update (:meth:`QNetwork.move_codes`). Sizes come from the game:
-observation size and bounds from its layout, move features from the game's action feature table.
+observation size and bounds from its layout, move features from the game's action feature table,
+the movers' one-hot from its seat rows (:func:`policies.spec.seat_rows`). The feature table is
+a buffer outside the weights: :meth:`QNetwork.use_features` makes the same weights score the
+moves of another catalog of the game (another table's rules), or of several at once (tables
+stacked, each id shifted by its table's offset, as the trainer does).
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from .spec import action_features, lookup_tables
+from .spec import action_features, lookup_tables, seat_rows
 
 
 @dataclass(frozen=True)
@@ -86,12 +90,10 @@ def _mlp(sizes: list[int]) -> nn.Sequential:
 class QNetwork(nn.Module):
     """Scores (state, move) pairs with the expected return of the deciding seat."""
 
-    def __init__(self, layout, action_features: np.ndarray, num_players: int,
-                 config: NetConfig):
+    def __init__(self, layout, action_features: np.ndarray, rows: int, config: NetConfig):
         super().__init__()
         self.config = config
-        num_actions, feat = action_features.shape
-        self.num_actions = num_actions
+        feat = action_features.shape[1]
         unknown = [f for f in config.skip_fields if f not in layout.slices]
         if unknown:
             raise ValueError(f"network skip_fields {unknown} are not observation fields; "
@@ -104,10 +106,11 @@ class QNetwork(nn.Module):
         self.register_buffer("obs_keep", torch.as_tensor(keep, dtype=torch.long), False)
         self.register_buffer("obs_low", torch.as_tensor(obs_low, dtype=torch.float32), False)
         self.register_buffer("obs_scale", torch.as_tensor(1.0 / span), False)
-        table, movers = lookup_tables(action_features, num_players)
+        table, movers = lookup_tables(action_features, rows)
+        self.num_actions = action_features.shape[0]
         self.register_buffer("features", torch.as_tensor(table), False)
         self.register_buffer("movers", torch.as_tensor(movers), False)
-        step_in = config.history_group * (feat + num_players)
+        step_in = config.history_group * (feat + rows)
         self.lstm = nn.LSTM(step_in, config.lstm_hidden, batch_first=True)
         self.state_mlp = _mlp([obs_low.size + config.lstm_hidden, *config.state_layers])
         pair = config.pair_layers[0]
@@ -115,6 +118,17 @@ class QNetwork(nn.Module):
         self.pair_move = nn.Linear(feat, pair, bias=False)
         self.head = nn.Sequential(nn.ReLU(), _mlp(list(config.pair_layers)),
                                   nn.Linear(config.pair_layers[-1], 1))
+
+    def use_features(self, action_features: np.ndarray) -> QNetwork:
+        """Score the moves of this feature table from now on (another catalog of the game:
+        the same width); the weights stay."""
+        if action_features.shape[1] != self.pair_move.in_features:
+            raise ValueError(f"action features of width {action_features.shape[1]}, the "
+                             f"network reads {self.pair_move.in_features}")
+        table, _ = lookup_tables(action_features, self.movers.shape[1])
+        self.features = torch.as_tensor(table).to(self.features.device)
+        self.num_actions = action_features.shape[0]
+        return self
 
     def encode(self, obs: torch.Tensor, hist_actions: torch.Tensor,
                hist_movers: torch.Tensor) -> torch.Tensor:
@@ -170,5 +184,8 @@ class FeatureScorer(nn.Module):
                                   move_seg, move_features)
 
 
-def build_network(game, config: NetConfig) -> QNetwork:
-    return QNetwork(game.layout, action_features(game), game.num_players, config)
+def build_network(game, config: NetConfig, features: np.ndarray | None = None) -> QNetwork:
+    """The network of ``game`` (``features``: the feature table to score, by default the
+    game's own)."""
+    table = action_features(game) if features is None else features
+    return QNetwork(game.layout, table, seat_rows(game), config)

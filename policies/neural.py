@@ -6,10 +6,14 @@
   run with onnxruntime (numpy only: no torch needed), or
 * a training checkpoint (``runs/<run>/checkpoint.pt`` or the run directory), run with torch.
 
-Either way the recorded spec (game, env version, rules, observation layout, action catalog)
-is checked against the game the player is bound to (``game`` at load when it is an engine or
-an env; a game name only has to match, and the engine is rebuilt from the spec at the first
-move unless ``bind`` gives one), and a mismatch raises a ``ValueError`` naming what differs.
+Either way the recorded spec (what the network reads: game, env version, observation layout,
+action features' schema; see :func:`policies.spec.check_spec`) is checked against the game
+the player is bound to (``game`` at load when it is an engine or an env; a game name only has
+to match, and the engine is rebuilt from the spec at the first move unless ``bind`` gives
+one), and a mismatch raises a ``ValueError`` naming what differs. A Daifugo or President
+player plays every table of its game: any rules, player count, round count and reward mode
+(it scores the moves of the catalog of the game it is bound to); a model trained on the v0
+observation is refused in one line (retrain it).
 
 ``observation`` is what PettingZoo gives the agent (a dict with ``"observation"`` and
 ``"action_mask"``); ``view`` is ``state.view(seat)``, whose ``history`` supplies the recent
@@ -33,7 +37,7 @@ import numpy as np
 
 from .base import Player
 from .spec import (CheckpointError, action_features, check_spec, game_from_spec,
-                   history_from_view, lookup_tables, role_from_view)
+                   history_from_view, lookup_tables, role_from_view, seat_rows)
 
 META_FILE = "cpu.json"
 META_FORMAT = "climbrl-cpu-1"
@@ -61,7 +65,8 @@ class NeuralPlayer(Player):
     random stream (:meth:`Player.seed`) only serves ``temperature`` sampling.
 
     Loading is cheap; the networks are built at the first :meth:`bind` (or move) from that
-    game's action table, and later binds to other game objects only check their spec.
+    game's action table, and built again for a game of another action table (another
+    catalog of the game); binds to games of the same table only check their spec.
     """
 
     name = "neural"
@@ -78,6 +83,7 @@ class NeuralPlayer(Player):
         self.temperature = temperature
         self.top_k = top_k
         self.scorers: list[Scorer] | None = None
+        self._table: np.ndarray | None = None
         self._make_scorers = make_scorers
         if game is not None:
             self.bind(game)
@@ -94,15 +100,38 @@ class NeuralPlayer(Player):
             return self
         table = action_features(game)
         check_spec(spec, game, "neural player", features=table)
-        if self.scorers is None:
+        if self.scorers is None or not _same_table(table, self._table):
             self.scorers = self._make_scorers(game, table)
+            self._table = table
         self.game = game
         return self
 
     def scores(self, observation, view: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
         """The legal move ids and their q values."""
+        return self.scores_batch([observation], [view])[0]
+
+    def scores_batch(self, observations, views) -> list[tuple[np.ndarray, np.ndarray]]:
+        """:meth:`scores` of many positions (an observation and a view each) at once, one
+        network call per role: the legal move ids and their q values of each."""
         if self.game is None:
             self.bind(None)
+        positions = [self._position(o, v) for o, v in zip(observations, views, strict=True)]
+        out: list = [None] * len(positions)
+        for role in sorted({p[3] for p in positions}):
+            mine = [i for i, p in enumerate(positions) if p[3] == role]
+            sizes = [len(positions[i][1]) for i in mine]
+            hist = np.stack([positions[i][2] for i in mine])
+            q = self.scorers[role](
+                np.stack([positions[i][0] for i in mine]), hist[:, :, 1], hist[:, :, 0],
+                np.concatenate([positions[i][1] for i in mine]),
+                np.repeat(np.arange(len(mine), dtype=np.int64), sizes))
+            ends = np.cumsum(sizes)
+            for i, end, size in zip(mine, ends, sizes):
+                out[i] = (positions[i][1], np.asarray(q[end - size : end], np.float64))
+        return out
+
+    def _position(self, observation, view: dict[str, Any]):
+        """One position's network inputs: observation vector, legal ids, history rows, role."""
         if isinstance(observation, dict):
             obs = observation["observation"]
             legal = np.flatnonzero(observation["action_mask"])
@@ -115,10 +144,8 @@ class NeuralPlayer(Player):
         if len(legal) == 0:
             raise ValueError("no legal move: is it this seat's turn?")
         hist = history_from_view(self.game, view, self.history_length)
-        q = self.scorers[role_from_view(self.game, view)](
-            np.asarray(obs, np.float32)[None], hist[None, :, 1], hist[None, :, 0],
-            legal.astype(np.int64), np.zeros(len(legal), np.int64))
-        return legal, np.asarray(q, np.float64)
+        return (np.asarray(obs, np.float32), legal.astype(np.int64), hist,
+                role_from_view(self.game, view))
 
     def act(self, observation, view: dict[str, Any]) -> int:
         legal, q = self.scores(observation, view)
@@ -130,6 +157,10 @@ class NeuralPlayer(Player):
         z = (q[order] - q[order[0]]) / self.temperature
         p = np.exp(z)
         return int(legal[order[self.rng.choice(len(order), p=p / p.sum())]])
+
+
+def _same_table(a: np.ndarray, b: np.ndarray | None) -> bool:
+    return b is not None and (a is b or (a.shape == b.shape and np.array_equal(a, b)))
 
 
 def _check_name(name: str, spec: dict) -> None:
@@ -189,7 +220,7 @@ def read_meta(path: Path) -> dict:
 
 
 def _onnx_scorer(session, game, features: np.ndarray) -> Scorer:
-    table, movers = lookup_tables(features, game.num_players)
+    table, movers = lookup_tables(features, seat_rows(game))
 
     def score(obs, hist_actions, hist_movers, move_ids, move_seg):
         # numpy reads id -1 as the last row: the all-zero padding row
@@ -236,7 +267,7 @@ def load_checkpoint(path: str | Path, game=None, **knobs) -> NeuralPlayer:
     def make_scorers(game, features):
         scorers = []
         for role in data["roles"]:
-            net = QNetwork(game.layout, features, game.num_players, cfg)
+            net = QNetwork(game.layout, features, seat_rows(game), cfg)
             try:
                 net.load_state_dict(models[role])
             except (KeyError, RuntimeError) as err:

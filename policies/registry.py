@@ -7,10 +7,14 @@ Names, per game (``daifugo``, ``president``, ``doudizhu``):
 - ``easy``, ``medium``, ``hard``: the game's CPU levels, looked up in ``configs/cpus.yaml``
   (game -> level -> spec; the shipped copy, :mod:`policies.install`, unless ``config=``
   names another file), so a level can be pointed at a trained CPU (a relative path there is
-  read from the config's folder: ``hard: ../cpus/daifugo4``);
+  read from the config's folder: ``hard: ../cpus/daifugo``);
+- ``search:<path>``: that trained CPU searching at play time with the scripted hard player's
+  Monte Carlo (:mod:`policies.search`), knobs after colons: ``search:cpus/daifugo:top_k=4``;
 - a path (anything with a ``/``, a checkpoint suffix, or an existing file): handed to
   ``policies.neural.load(path, game)``, the trainer's module; ``cpus/NAME``, when the working
-  directory has no such folder, is the shipped CPU of that name (``cpus/daifugo4``).
+  directory has no such folder, is the shipped CPU of that name (``cpus/daifugo``);
+- ``douzero:<folder>`` (Dou Dizhu): a checkpoint of DouZero's own trainer, played through
+  :mod:`benchmarks.douzero_player` (needs ``pip install douzero``; landlord fixed only).
 
 A spec may carry knobs after colons: ``scripted-hard:rollouts=400:candidates=8``; keyword
 knobs given to :func:`load` win over those in the spec.
@@ -23,6 +27,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from . import search
 from .base import Player, RandomPlayer
 from .install import shipped
 
@@ -35,6 +40,7 @@ CONFIG_PATH = shipped("configs") / "cpus.yaml"
 #: the scripted family of each game: Daifugo and President share one engine and its bots
 FAMILY = {"daifugo": "policies.daifugo", "president": "policies.daifugo", "doudizhu": "policies.doudizhu"}
 SPEC_SEPARATOR = ":"
+DOUZERO_PREFIX = "douzero:"
 
 
 def known_names(game: str) -> list[str]:
@@ -91,13 +97,23 @@ def load(
             f"a player is a name ({', '.join(known_names(game))}) or a checkpoint path, "
             f"got {name_or_path!r}"
         )
+    if name_or_path.startswith(DOUZERO_PREFIX):
+        player = _load_douzero(name_or_path[len(DOUZERO_PREFIX):], game, seed, knobs)
+        player.name = name_or_path
+        return player
+    if search.is_spec(name_or_path):
+        return _load_search(game, name_or_path, seed, None, knobs)
     name, spec_knobs = parse_spec(name_or_path) if not _is_path(name_or_path) else (name_or_path, {})
     knobs = {**spec_knobs, **knobs}
     if name in LEVELS:
         target = cpu_levels(game, config)[name]
+        # relative to the CPU config's folder, whatever the working directory
+        folder = (Path(config) if config is not None else CONFIG_PATH).parent
+        if search.is_spec(target):
+            player = _load_search(game, target, seed, folder, knobs)
+            player.name = name
+            return player
         if _is_path(target):
-            # relative to the CPU config's folder, whatever the working directory
-            folder = (Path(config) if config is not None else CONFIG_PATH).parent
             target = str(folder / target)
             target_name, target_knobs = target, {}
         else:
@@ -160,6 +176,13 @@ def _shipped_cpu(path: str) -> str:
     return path
 
 
+def _load_douzero(folder: str, game: str, seed: int | None, knobs: dict) -> Player:
+    """A DouZero checkpoint folder; the adapter module is imported only here."""
+    from benchmarks import douzero_player
+
+    return douzero_player.load(folder, game, seed, **knobs)
+
+
 def _load_checkpoint(path: str, game: str, seed: int | None, knobs: dict) -> Player:
     try:
         neural = importlib.import_module("policies.neural")
@@ -179,6 +202,20 @@ def _load_checkpoint(path: str, game: str, seed: int | None, knobs: dict) -> Pla
     if seed is not None:
         player.seed(seed)
     return player
+
+
+def _load_search(game: str, spec: str, seed: int | None, folder: Path | None,
+                 knobs: dict) -> Player:
+    """The searching CPU ``search:<path>:knob=value...`` (:mod:`policies.search`); a relative
+    path is read from ``folder`` when given (the CPU config's)."""
+    path, texts = search.split_spec(spec)
+    if folder is not None:
+        path = str(folder / path)
+    spec_knobs = parse_spec(SPEC_SEPARATOR.join([search.PREFIX, *texts]))[1]
+    network = _load_checkpoint(_shipped_cpu(path), game, None, {})
+    family = _family(game)
+    return search.NetworkSearch(network, lambda **kw: family.make("hard", None, **kw), seed,
+                                name=spec.strip(), **{**spec_knobs, **knobs})
 
 
 def knob_value(text: str) -> Any:

@@ -1,14 +1,23 @@
-"""What a trained model is tied to: the game, its rules config, observation layout and action
-catalog, and the roles that get their own network. Pure Python and numpy (no torch), so an
-exported CPU player can check it is being loaded into the right game.
+"""What a trained model is tied to: what its network reads (the game, its env version, the
+observation layout and bounds, the action features' layout, the seat rows of the history),
+and the roles that get their own network. Pure Python and numpy (no torch), so an exported
+CPU player can check it is being loaded into the right game.
 
 A *spec* is a plain dict recorded in every checkpoint and exported player::
 
-    {"game": "daifugo", "env_version": 0, "num_players": 4, "config": {...},
-     "layout": {"hand": [53], ...}, "num_actions": 7989, "action_features": "sha256:..."}
+    {"game": "daifugo", "env_version": 1, "num_players": 4, "config": {...},
+     "layout": {"hand": [53], ...}, "num_actions": 7989, "action_features": "sha256:...",
+     "seat_rows": 4, "obs_bounds": "sha256:...",
+     "action_schema": {"name": "daifugo-moves-1", "width": 52}}
 
-:func:`check_spec` compares a recorded spec with a live game and raises a ``ValueError`` that
-lists every difference.
+:func:`check_spec` compares what the network reads (:func:`reads`) and raises a
+``ValueError`` that lists every difference. A game whose observation carries its rules
+(``game.observes_rules``: Daifugo / President since v1) is checked on the layout, the seat
+rows and the action features' schema only, so a model plays every table of its game (any
+rules, player count, round count) and its catalog (the feature rows are read from the
+live game). Other games (Dou Dizhu) are also checked on their config, player count and
+action table. The reward mode is never compared: it changes what a seat earns, not what
+the network reads. A model of another env version is refused in one line saying why.
 
 Roles. Daifugo and President train one seat-relative network (role ``"seat"``). Dou Dizhu
 trains one network per role: ``"bidding"`` (every bid, before the landlord is known),
@@ -91,14 +100,21 @@ def action_features(game) -> np.ndarray:
                      "a static per-action feature table")
 
 
-def lookup_tables(action_features: np.ndarray, num_players: int):
-    """The action feature table and the mover one-hot table, each with an extra all-zero last
-    row that id -1 (padding, or a move shown face down) reads."""
+def seat_rows(game) -> int:
+    """Seat rows the network reads for the history's movers: the engine's ``seat_rows`` (the
+    largest table of its preset, so every table of the game has the same rows), else its
+    player count."""
+    return getattr(game, "seat_rows", game.num_players)
+
+
+def lookup_tables(action_features: np.ndarray, rows: int):
+    """The action feature table and the mover one-hot table (``rows`` seat rows), each with
+    an extra all-zero last row that id -1 (padding, or a move shown face down) reads."""
     num_actions, feat = action_features.shape
     table = np.zeros((num_actions + 1, feat), np.float32)
     table[:num_actions] = action_features
-    movers = np.zeros((num_players + 1, num_players), np.float32)
-    movers[:num_players] = np.eye(num_players, dtype=np.float32)
+    movers = np.zeros((rows + 1, rows), np.float32)
+    movers[:rows] = np.eye(rows, dtype=np.float32)
     return table, movers
 
 
@@ -133,20 +149,45 @@ def _plain(value: Any) -> Any:
     return json.loads(json.dumps(value))
 
 
+def _bounds_digest(layout) -> str:
+    low, high = layout.low_high()
+    return features_digest(np.stack([low, high]))
+
+
 def model_spec(game, features: np.ndarray | None = None) -> dict[str, Any]:
     """The spec of ``game`` (``features``: its action feature table, when already at hand)."""
     features = action_features(game) if features is None else features
-    return _plain(
-        {
-            "game": game.name,
-            "env_version": game.version,
-            "num_players": game.num_players,
-            "config": game.config_dict(),
-            "layout": game.layout.to_dict(),
-            "num_actions": game.num_actions,
-            "action_features": features_digest(features),
-        }
-    )
+    spec = {
+        "game": game.name,
+        "env_version": game.version,
+        "num_players": game.num_players,
+        "config": game.config_dict(),
+        "layout": game.layout.to_dict(),
+        "num_actions": game.num_actions,
+        "action_features": features_digest(features),
+    }
+    if getattr(game, "observes_rules", False):
+        spec["seat_rows"] = seat_rows(game)
+        spec["obs_bounds"] = _bounds_digest(game.layout)
+        spec["action_schema"] = {"name": game.action_feature_schema,
+                                 "width": int(features.shape[1])}
+    return _plain(spec)
+
+
+def reads(spec: dict[str, Any]) -> dict[str, Any]:
+    """The part of a spec that the network reads, which :func:`check_spec` compares: the
+    game, env version and layout; then, where the observation carries the rules (an
+    ``action_schema`` in the spec), the seat rows, the bounds and the action features'
+    schema; else the player count, the config but its reward mode, and the action table."""
+    out = {key: spec.get(key) for key in ("game", "env_version", "layout")}
+    if "action_schema" in spec:
+        out.update({key: spec.get(key) for key in ("seat_rows", "obs_bounds", "action_schema")})
+    else:
+        config = {k: v for k, v in (spec.get("config") or {}).items() if k != "reward"}
+        out.update(num_players=spec.get("num_players"), config=config,
+                   num_actions=spec.get("num_actions"),
+                   action_features=spec.get("action_features"))
+    return out
 
 
 def _diff(path: str, saved: Any, live: Any, out: list[str]) -> None:
@@ -164,20 +205,34 @@ def _diff(path: str, saved: Any, live: Any, out: list[str]) -> None:
 
 
 def spec_differences(saved: dict[str, Any], live: dict[str, Any]) -> list[str]:
+    """Every difference in what the network reads (:func:`reads`) between two specs."""
     out: list[str] = []
-    _diff("", _plain(saved), _plain(live), out)
+    _diff("", reads(_plain(saved)), reads(_plain(live)), out)
     return out
+
+
+def version_error(saved: dict[str, Any], game, what: str = "model") -> str | None:
+    """One line saying why a model of another game or env version cannot play ``game``
+    (None when both match)."""
+    name, version = saved.get("game"), saved.get("env_version")
+    if name != game.name:
+        return f"this {what} was trained on {name!r}, not {game.name!r}"
+    if version == game.version:
+        return None
+    reason = getattr(game, "obsolete_versions", {}).get(version)
+    why = f", and {reason}" if reason else ""
+    return (f"this {what} was trained on the observation of {name}_v{version}, which this "
+            f"env ({name}_v{game.version}) no longer has{why}: retrain it on "
+            f"{name}_v{game.version}")
 
 
 def check_spec(saved: dict[str, Any], game, what: str = "model",
                features: np.ndarray | None = None) -> None:
-    """Raise a ``ValueError`` naming every difference between a recorded spec and ``game`` (one
-    line when the model is of another version of the env: nothing else can match then)."""
-    version = saved.get("env_version")
-    if saved.get("game") == game.name and version != game.version:
-        raise ValueError(f"this {what} was trained on {game.name}_v{version}, and this env is "
-                         f"{game.name}_v{game.version}, whose observation and actions differ: "
-                         f"train it again on v{game.version}")
+    """Raise a ``ValueError``: one line when ``saved`` is of another game or env version,
+    else naming every difference in what the network reads (:func:`reads`)."""
+    wrong_version = version_error(saved, game, what)
+    if wrong_version:
+        raise ValueError(wrong_version)
     diffs = spec_differences(saved, model_spec(game, features))
     if diffs:
         env = f"{saved.get('game')}_v{saved.get('env_version')}"

@@ -9,13 +9,13 @@ import numpy as np
 import pytest
 
 import policies
-from envs import daifugo_v0, doudizhu_v1, president_v0
+from envs import daifugo_v1, doudizhu_v1, president_v1
 from envs.core.aec import turns
 from envs.daifugo.rules import MAX_ROUNDS, Rules
 from envs.doudizhu.evaluator import HandEvaluator
 
 
-def started(module=daifugo_v0, **kwargs):
+def started(module=daifugo_v1, **kwargs):
     env = module.env(**kwargs)
     env.reset(seed=0)
     return env
@@ -37,7 +37,7 @@ def started(module=daifugo_v0, **kwargs):
 )
 def test_house_rule_switch_that_is_not_a_bool_is_refused(switch, value, hint):
     with pytest.raises(TypeError, match=f"{switch} must be True or False.*{hint}"):
-        daifugo_v0.env(**{switch: value})
+        daifugo_v1.env(**{switch: value})
     with pytest.raises(TypeError, match=switch):
         Rules.preset("daifugo", **{switch: value})
 
@@ -67,28 +67,31 @@ def test_numpy_bools_and_ints_are_welcome_and_stored_plain():
 )
 def test_counts_and_lists_of_the_wrong_type_are_refused(kwargs, error, message):
     with pytest.raises(error, match=message):
-        daifugo_v0.env(**kwargs)
+        daifugo_v1.env(**kwargs)
 
 
 def test_rounds_have_a_documented_maximum():
-    # 200,000 rounds made a 200,366-float observation; the table offers 3, 5 or 7
-    env = daifugo_v0.env(rounds=MAX_ROUNDS)
-    assert env.unwrapped.game.layout.fields["round"] == (MAX_ROUNDS,)
-    assert str(MAX_ROUNDS) in daifugo_v0.__doc__
+    # 200,000 rounds made a 200,366-float observation (v0); the table offers 3, 5 or 7. Since
+    # v1 the round is a scalar, and the observation's bounds still stop at MAX_ROUNDS
+    env = daifugo_v1.env(rounds=MAX_ROUNDS)
+    layout = env.unwrapped.game.layout
+    assert layout.fields["round"] == (1,) and layout.bounds["rounds"] == (0, MAX_ROUNDS)
+    assert layout.size == daifugo_v1.env(rounds=1).unwrapped.game.layout.size
+    assert str(MAX_ROUNDS) in daifugo_v1.__doc__
 
 
 def test_players_as_text_is_named_with_its_quotes():
     # the message said "got 4" for players="4", as if 4 were wrong
     with pytest.raises(TypeError, match="players must be an integer, got '4'"):
-        daifugo_v0.env(players="4")
+        daifugo_v1.env(players="4")
     with pytest.raises(TypeError, match="players must be an integer, got True"):
-        president_v0.env(players=True)
+        president_v1.env(players=True)
 
 
 @pytest.mark.parametrize("value", [None, "1", True, float("nan")])
 def test_illegal_reward_must_be_a_number(value):
     with pytest.raises((TypeError, ValueError), match="illegal_reward"):
-        daifugo_v0.env(illegal_reward=value)
+        daifugo_v1.env(illegal_reward=value)
     with pytest.raises((TypeError, ValueError), match="illegal_reward"):
         doudizhu_v1.env(illegal_reward=value)
 
@@ -96,7 +99,7 @@ def test_illegal_reward_must_be_a_number(value):
 # ------------------------------------------------------------------ actions coerced with int()
 
 
-@pytest.mark.parametrize("module", [daifugo_v0, doudizhu_v1], ids=["daifugo", "doudizhu"])
+@pytest.mark.parametrize("module", [daifugo_v1, doudizhu_v1], ids=["daifugo", "doudizhu"])
 @pytest.mark.parametrize("bad", [12.7, 1.9, "12", True, False, None, np.float64(1.0),
                                  np.array([[1]]), np.array([1.0]), [1], np.bool_(True)])
 def test_step_refuses_an_action_that_is_not_an_integer_id(module, bad):
@@ -110,7 +113,7 @@ def test_step_refuses_an_action_that_is_not_an_integer_id(module, bad):
     np.testing.assert_array_equal(env.observe(agent)["observation"], before)
 
 
-@pytest.mark.parametrize("module", [daifugo_v0, doudizhu_v1], ids=["daifugo", "doudizhu"])
+@pytest.mark.parametrize("module", [daifugo_v1, doudizhu_v1], ids=["daifugo", "doudizhu"])
 def test_integer_ids_of_every_documented_form_are_taken(module):
     # the Dou Dizhu page says "Action shape (1,)": a one-element array is an action too
     plain = started(module)
@@ -127,7 +130,7 @@ def test_integer_ids_of_every_documented_form_are_taken(module):
 
 
 def test_view_and_action_text_refuse_floats_and_bools():
-    for module in (daifugo_v0, doudizhu_v1):
+    for module in (daifugo_v1, doudizhu_v1):
         raw = started(module).unwrapped
         with pytest.raises(TypeError, match="seat must be an integer, got 1.7"):
             raw.view(1.7)
@@ -141,7 +144,7 @@ def test_view_and_action_text_refuse_floats_and_bools():
 
 def test_a_bool_is_not_a_seat():
     # leader=True was taken as seat 1
-    env = daifugo_v0.env()
+    env = daifugo_v1.env()
     hands = ["3s 4s", "5h 6h", "9c", "Kd"]
     with pytest.raises(TypeError, match="leader must be an integer, got True"):
         env.reset(options={"hands": hands, "leader": True})
@@ -172,7 +175,7 @@ def test_a_bool_is_not_a_seat():
 )
 def test_daifugo_reset_options_of_the_wrong_type(options, error, message):
     with pytest.raises(error, match=message):
-        daifugo_v0.env().reset(options=options)
+        daifugo_v1.env().reset(options=options)
 
 
 @pytest.mark.parametrize(
@@ -189,7 +192,7 @@ def test_doudizhu_reset_options_of_the_wrong_type(options, error, message):
         doudizhu_v1.env().reset(options=options)
 
 
-@pytest.mark.parametrize("module", [daifugo_v0, doudizhu_v1], ids=["daifugo", "doudizhu"])
+@pytest.mark.parametrize("module", [daifugo_v1, doudizhu_v1], ids=["daifugo", "doudizhu"])
 def test_a_negative_seed_is_refused(module):
     # --seed -1 reached numpy's default_rng deep inside
     with pytest.raises(ValueError, match="seed must be at least 0, got -1"):
@@ -198,7 +201,7 @@ def test_a_negative_seed_is_refused(module):
         module.env().reset(seed=1.5)
 
 
-@pytest.mark.parametrize("module", [daifugo_v0, doudizhu_v1], ids=["daifugo", "doudizhu"])
+@pytest.mark.parametrize("module", [daifugo_v1, doudizhu_v1], ids=["daifugo", "doudizhu"])
 def test_move_text_must_be_text(module):
     raw = started(module).unwrapped
     for bad in (None, 123, ["7s"], b"pass"):
@@ -206,7 +209,7 @@ def test_move_text_must_be_text(module):
             raw.action_from_str(bad)
 
 
-@pytest.mark.parametrize("module", [daifugo_v0, doudizhu_v1], ids=["daifugo", "doudizhu"])
+@pytest.mark.parametrize("module", [daifugo_v1, doudizhu_v1], ids=["daifugo", "doudizhu"])
 def test_unknown_agents_are_named(module):
     env = started(module)
     with pytest.raises(ValueError, match="unknown agent 'player_9'; agents are"):
@@ -219,7 +222,7 @@ def test_unknown_agents_are_named(module):
         env.observe(["player_0"])
 
 
-@pytest.mark.parametrize("module", [daifugo_v0, doudizhu_v1], ids=["daifugo", "doudizhu"])
+@pytest.mark.parametrize("module", [daifugo_v1, doudizhu_v1], ids=["daifugo", "doudizhu"])
 def test_view_and_legal_actions_before_reset_say_so(module):
     raw = module.env().unwrapped
     with pytest.raises(RuntimeError, match=r"call reset\(\) before view\(\)"):
@@ -239,14 +242,14 @@ def test_player_name_none_is_refused():
 
 def test_a_daifugo_bot_bound_to_a_doudizhu_game_is_refused():
     doudizhu = doudizhu_v1.env().unwrapped.game
-    daifugo = daifugo_v0.env().unwrapped.game
+    daifugo = daifugo_v1.env().unwrapped.game
     for level in ("scripted-easy", "scripted-medium", "scripted-hard"):
         with pytest.raises(TypeError, match="President player; it cannot play 'doudizhu'"):
             policies.load("daifugo", level).bind(doudizhu)
         with pytest.raises(TypeError, match="Dou Dizhu player; it cannot play 'daifugo'"):
             policies.load("doudizhu", level).bind(daifugo)
     with pytest.raises(TypeError, match="env.unwrapped.game, not the env"):
-        policies.load("daifugo", "random").bind(daifugo_v0.env())
+        policies.load("daifugo", "random").bind(daifugo_v1.env())
 
 
 def test_a_bad_scripted_hard_knob_names_the_hard_player():
@@ -268,7 +271,7 @@ def test_a_bad_scripted_hard_knob_names_the_hard_player():
 def test_setup_whose_exchange_empties_a_hand_is_refused():
     # seat 1 (last place) holds 1 card but gives 2; seat 2 (first place) then gave both its
     # kings back and was asked to lead with an empty hand and an all-zero mask
-    env = daifugo_v0.env(fall_of_capital=False, rounds=2)
+    env = daifugo_v1.env(fall_of_capital=False, rounds=2)
     options = {"hands": ["Th 6s", "Ks", "Kc", "Jh"], "titles": [2, 3, 0, 1]}
     with pytest.raises(ValueError, match=r"seat 1 \(place 3\) holds 1 card\(s\) but must give 2"):
         env.reset(options=options)
@@ -301,7 +304,7 @@ def test_doudizhu_evaluator_takes_card_text():
 def test_unknown_reset_options_still_warn_for_pettingzoo():
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        daifugo_v0.env().reset(options={"dael": 1})
+        daifugo_v1.env().reset(options={"dael": 1})
     assert any("unknown reset option" in str(w.message) for w in caught)
 
 

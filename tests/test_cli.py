@@ -10,7 +10,7 @@ import pytest
 from training import evaluate
 from training.cli import main as cli
 
-CPU_DAIFUGO4 = Path(__file__).resolve().parents[1] / "cpus" / "daifugo4"
+CPU_DAIFUGO = Path(__file__).resolve().parents[1] / "cpus" / "daifugo"
 SMALL_EVAL = ["eval", "--game", "daifugo", "--players", "random,random,random", "--deals", "1",
               "--workers", "1", "--no-progress"]
 
@@ -55,15 +55,15 @@ def test_an_unknown_player_is_one_line(capsys, tmp_path):
     assert "seat must be 0..2, got 5" in one_error_line(capsys)
 
 
-@pytest.mark.skipif(not (CPU_DAIFUGO4 / "cpu.json").exists(), reason="no shipped CPU")
+@pytest.mark.skipif(not (CPU_DAIFUGO / "cpu.json").exists(), reason="no shipped CPU")
 def test_a_cpu_that_refuses_the_env_is_one_line_naming_it(capsys, tmp_path):
     # it died in 30 lines of concurrent.futures traceback, in a worker, after the start
     pytest.importorskip("onnxruntime")
-    argv = ["eval", "--game", "daifugo", "--players", f"{CPU_DAIFUGO4},random,random,random",
+    argv = ["eval", "--game", "president", "--players", f"{CPU_DAIFUGO},random,random,random",
             "--rounds", "1", "--deals", "2", "--out", str(tmp_path / "x")]
     assert cli(argv) == 2
     line = one_error_line(capsys)
-    assert f"player '{CPU_DAIFUGO4}'" in line and "rounds: 3 in the model, 1 in the env" in line
+    assert f"player '{CPU_DAIFUGO}'" in line and "trained on 'daifugo', not 'president'" in line
     assert not (tmp_path / "x").exists()  # refused before anything was written
 
 

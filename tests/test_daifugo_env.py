@@ -11,16 +11,16 @@ import pytest
 from pettingzoo.test import api_test, render_test, seed_test
 
 import envs  # noqa: F401  (registers the environments)
-from envs import daifugo_v0, president_v0
+from envs import daifugo_v1, president_v1
 from envs.core.aec import IllegalMoveWarning
 from envs.daifugo.rules import Rules
 
 ENV_CONFIGS = [
-    (daifugo_v0, dict(players=4)),
-    (daifugo_v0, dict(players=3)),
-    *[(daifugo_v0, {"players": 4, rule: False}) for rule in Rules.HOUSE_RULES if rule != "illegal_finish"],
-    (daifugo_v0, dict(players=4, illegal_finish=True)),
-    *[(president_v0, dict(players=n)) for n in (3, 5, 6, 8)],
+    (daifugo_v1, dict(players=4)),
+    (daifugo_v1, dict(players=3)),
+    *[(daifugo_v1, {"players": 4, rule: False}) for rule in Rules.HOUSE_RULES if rule != "illegal_finish"],
+    (daifugo_v1, dict(players=4, illegal_finish=True)),
+    *[(president_v1, dict(players=n)) for n in (3, 5, 6, 8)],
 ]
 ENV_IDS = [f"{m.NAME}-" + "-".join(f"{k}={v}" for k, v in kw.items()) for m, kw in ENV_CONFIGS]
 
@@ -33,13 +33,13 @@ def test_pettingzoo_api_seed_render(module, kwargs):
 
 
 def test_make_through_the_registry():
-    env = pettingzoo.make("aec", "climbrl/daifugo-v0", players=3)
+    env = pettingzoo.make("aec", "climbrl/daifugo-v1", players=3)
     env.reset(seed=0)
-    assert env.unwrapped.metadata["name"] == "daifugo_v0"
+    assert env.unwrapped.metadata["name"] == "daifugo_v1"
     assert len(env.possible_agents) == 3
-    env = pettingzoo.make("aec", "climbrl/president-v0", players=6)
+    env = pettingzoo.make("aec", "climbrl/president-v1", players=6)
     env.reset(seed=0)
-    assert env.unwrapped.metadata["name"] == "president_v0"
+    assert env.unwrapped.metadata["name"] == "president_v1"
 
 
 def _random_match(env, rng):
@@ -58,7 +58,7 @@ def _random_match(env, rng):
 
 
 def test_masks_and_centered_rewards():
-    env = daifugo_v0.env(players=4, rounds=3)
+    env = daifugo_v1.env(players=4, rounds=3)
     env.reset(seed=5)
     for agent in env.possible_agents:
         if agent != env.agent_selection:
@@ -71,7 +71,7 @@ def test_masks_and_centered_rewards():
 
 
 def test_raw_rewards_switch():
-    env = daifugo_v0.env(players=3, rounds=2, reward="raw")
+    env = daifugo_v1.env(players=3, rounds=2, reward="raw")
     env.reset(seed=1)
     totals = _random_match(env, np.random.default_rng(1))
     assert [totals[a] for a in env.possible_agents] == env.unwrapped.game_state.scores
@@ -79,7 +79,7 @@ def test_raw_rewards_switch():
 
 
 def test_illegal_move_terminates_with_a_warning_naming_it():
-    env = daifugo_v0.env(players=4)
+    env = daifugo_v1.env(players=4)
     env.reset(seed=3)
     agent = env.agent_selection
     mask = env.observe(agent)["action_mask"]
@@ -93,7 +93,7 @@ def test_illegal_move_terminates_with_a_warning_naming_it():
 
 
 def test_deal_code_replays_through_the_env():
-    env = daifugo_v0.env(players=4)
+    env = daifugo_v1.env(players=4)
     env.reset(seed=11)
     code = env.unwrapped.deal_code
     hands = [env.unwrapped.view(s)["hand"] for s in range(4)]
@@ -103,11 +103,11 @@ def test_deal_code_replays_through_the_env():
     with pytest.raises(ValueError, match="checksum|base 32"):
         env.reset(options={"deal": code[:-2] + "ZZ"})
     with pytest.raises(ValueError, match="for '3P1D2J'|needs"):
-        daifugo_v0.env(players=3).reset(options={"deal": code})
+        daifugo_v1.env(players=3).reset(options={"deal": code})
 
 
 def test_hands_option_and_text_actions():
-    env = daifugo_v0.env(players=4)
+    env = daifugo_v1.env(players=4)
     env.reset(options={"hands": ["3s 4s 5s JK", "7h 7d", "9c", "Kd"], "leader": 0})
     u = env.unwrapped
     assert env.agent_selection == "player_0"
@@ -129,20 +129,20 @@ def test_hands_option_and_text_actions():
 
 def test_bad_options_fail_loudly():
     with pytest.raises(ValueError, match="unknown rule option"):
-        daifugo_v0.env(players=4, lokc=True)
+        daifugo_v1.env(players=4, lokc=True)
     with pytest.raises(ValueError, match="3 or 4 players"):
-        daifugo_v0.env(players=5)
+        daifugo_v1.env(players=5)
     with pytest.raises(ValueError, match="render_mode"):
-        daifugo_v0.env(render_mode="rgb_array")
+        daifugo_v1.env(render_mode="rgb_array")
     with pytest.raises(ValueError, match="reward"):
-        daifugo_v0.env(reward="points")
-    env = daifugo_v0.env()
+        daifugo_v1.env(reward="points")
+    env = daifugo_v1.env()
     with pytest.warns(UserWarning, match="unknown reset option"):
         env.reset(options={"dael": "x"})
 
 
 def test_human_render_prints(capsys):
-    env = daifugo_v0.env(render_mode="human")
+    env = daifugo_v1.env(render_mode="human")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         env.reset(seed=0)
@@ -151,7 +151,7 @@ def test_human_render_prints(capsys):
 
 
 def test_observation_is_seat_relative_and_private():
-    env = daifugo_v0.env(players=4)
+    env = daifugo_v1.env(players=4)
     env.reset(options={"hands": ["3s 4s", "5h 6h 7h", "9c", "Kd Kc"], "leader": 0})
     u = env.unwrapped
     layout = u.game.layout
@@ -159,7 +159,7 @@ def test_observation_is_seat_relative_and_private():
     assert list(obs1["hand_counts"]) == [3, 1, 2, 2]  # row 0 is player_1 itself
     assert obs1["hand"].sum() == 3
     # nothing of another seat's hand: changing player_2's cards leaves player_1's view equal
-    env2 = daifugo_v0.env(players=4)
+    env2 = daifugo_v1.env(players=4)
     env2.reset(options={"hands": ["3s 4s", "5h 6h 7h", "Tc", "Kd Kc"], "leader": 0})
     np.testing.assert_array_equal(
         env.observe("player_1")["observation"], env2.observe("player_1")["observation"]
@@ -190,7 +190,7 @@ def test_engine_modules_import_no_framework():
 def test_regression_state_method_not_hidden():
     """Bug: the adapter kept the engine state in ``self.state``, hiding PettingZoo's
     ``AECEnv.state()``; calling it raised ``TypeError: object is not callable``."""
-    env = daifugo_v0.env()
+    env = daifugo_v1.env()
     env.reset(seed=0)
     with pytest.raises(NotImplementedError):
         env.state()

@@ -9,7 +9,7 @@ import math
 import numpy as np
 import pytest
 
-from envs import daifugo_v0
+from envs import daifugo_v1
 from training import evaluate, stats
 from training.cli import main as cli
 from training.play import play_match
@@ -70,7 +70,7 @@ def test_duplicate_deals_replay_the_same_cards_in_every_rotation():
     )
     records = evaluate.run(config)
     assert len(records) == 2 * 4
-    env = daifugo_v0.env(players=4, rounds=1)
+    env = daifugo_v1.env(players=4, rounds=1)
     for deal in (0, 1):
         recs = [r for r in records if r["deal"] == deal]
         assert len({r["code"] for r in recs}) == 1
@@ -184,7 +184,7 @@ def test_terminal_player_plays_a_match_from_typed_text():
 def test_terminal_player_gives_reasons_for_illegal_moves():
     from policies.daifugo.talk import DaifugoTalk
 
-    env = daifugo_v0.env(players=4, rounds=1)
+    env = daifugo_v1.env(players=4, rounds=1)
     hands = ["3s 3h 9h 9d Kc", "7s 7h Qd", "5c 6c 8d", "Ts Jh Ah"]
     env.reset(options={"hands": hands, "leader": 1, "seed": 0})
     raw = env.unwrapped
@@ -201,7 +201,7 @@ def test_terminal_player_gives_reasons_for_illegal_moves():
     assert "reply with the same shape" in why("Kc")
     assert "do not hold" in why("Qs Qh")
     assert why("3s 3h") == "'3s 3h' does not beat 7s 7h in the normal order"
-    env2 = daifugo_v0.env(players=4, rounds=1)
+    env2 = daifugo_v1.env(players=4, rounds=1)
     env2.reset(options={"hands": hands, "leader": 0, "seed": 0})
     lead_view = env2.unwrapped.view(0)
     assert talk.explain(raw.game.catalog.pass_id, lead_view, []) == "you lead: you cannot pass"

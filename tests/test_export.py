@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from envs import daifugo_v0
+from envs import daifugo_v1, president_v1
 from policies import neural
 from training.dmc import train
 from training.export import export
@@ -30,7 +30,7 @@ def exported(tmp_path_factory):
 
 def test_exported_player_chooses_the_checkpoints_moves(exported):
     run_dir, out = exported
-    env = daifugo_v0.env(players=4)
+    env = daifugo_v1.env(players=4)
     game = env.unwrapped.game
     from_checkpoint = neural.load(run_dir, env)
     from_onnx = neural.load(out, env)
@@ -48,7 +48,7 @@ def test_exported_player_chooses_the_checkpoints_moves(exported):
 
 def test_weaker_levels(exported):
     _, out = exported
-    game = daifugo_v0.env(players=4).unwrapped.game
+    game = daifugo_v1.env(players=4).unwrapped.game
     greedy = neural.load(out, game)
     top1 = neural.load(out, game, temperature=5.0, top_k=1)
     warm = neural.load(out, game, temperature=100.0, seed=0)
@@ -63,19 +63,39 @@ def test_weaker_levels(exported):
         neural.load(out, game, top_k=0)
 
 
-def test_loading_into_other_rules_says_what_differs(exported):
+def test_exported_cpu_plays_every_table_of_its_game(exported):
+    """v0 refused any other rules; a v1 CPU plays every table: other rules, players, rounds,
+    reward and catalog (its ONNX model takes the action features of the game it plays)."""
     _, out = exported
-    with pytest.raises(ValueError, match=r"config\.rules\.revolution: True in the model"):
-        neural.load(out, daifugo_v0.env(players=4, revolution=False))
+    for env in (daifugo_v1.env(players=4, revolution=False), daifugo_v1.env(players=3),
+                daifugo_v1.env(players=3, rounds=7, jokers=1, reward="raw"),
+                daifugo_v1.env(players=4, runs=False, jokers=0, spade_three_return=False)):
+        player = neural.load(out, env)
+        env.reset(seed=3)
+        for _ in range(30):
+            agent = env.agent_selection
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                break
+            seat = int(agent.split("_")[1])
+            action = player.act(obs, env.unwrapped.view(seat))
+            assert obs["action_mask"][action] == 1
+            env.step(action)
+
+
+def test_loading_into_another_game_says_what_differs(exported):
+    _, out = exported
     with pytest.raises(ValueError, match="trained on 'daifugo', not 'president'"):
         neural.load(out, "president")
     with pytest.raises(ValueError, match="neither an exported CPU"):
         neural.load(out / "missing", "daifugo")
     player = neural.load(out, "daifugo")  # a game name: rebuilt from the recorded rules
-    other = daifugo_v0.env(players=4)
+    other = daifugo_v1.env(players=4)
     assert player.bind(other.unwrapped.game) is player and player.game is other.unwrapped.game
-    with pytest.raises(ValueError, match=r"layout\.hand_counts"):
-        player.bind(daifugo_v0.env(players=3))
+    three = daifugo_v1.env(players=3, jokers=1).unwrapped.game  # another catalog: rebuilt
+    assert player.bind(three).game is three and player._table is three.action_features()
+    with pytest.raises(ValueError, match=r"trained on 'daifugo', not 'president'"):
+        player.bind(president_v1.env(players=4))
 
 
 def test_exported_player_plays_without_torch(exported):
@@ -83,9 +103,9 @@ def test_exported_player_plays_without_torch(exported):
     script = textwrap.dedent(f"""
         import sys
         sys.modules["torch"] = None  # any import of torch now fails
-        from envs import daifugo_v0
+        from envs import daifugo_v1
         from policies import neural
-        env = daifugo_v0.env(players=4)
+        env = daifugo_v1.env(players=4)
         player = neural.load({str(out)!r}, env)
         env.reset(seed=5)
         steps = 0

@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from daifugo_helpers import game_for
-from envs import daifugo_v0, doudizhu_v1, president_v0
+from envs import daifugo_v1, doudizhu_v1, president_v1
 from envs.core.aec import IllegalMoveWarning
 from envs.daifugo.cards import Deck
 from envs.daifugo.rules import Rules
@@ -111,7 +111,7 @@ def daifugo_kwargs(draw):
     return kwargs
 
 
-@given(module=st.sampled_from([daifugo_v0, president_v0]), kwargs=daifugo_kwargs())
+@given(module=st.sampled_from([daifugo_v1, president_v1]), kwargs=daifugo_kwargs())
 def test_daifugo_and_president_constructors(module, kwargs):
     try:
         env = module.raw_env(**kwargs)
@@ -239,7 +239,7 @@ def is_integer_id(value) -> bool:
     return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
 
 
-@pytest.mark.parametrize("module", [daifugo_v0, doudizhu_v1], ids=["daifugo", "doudizhu"])
+@pytest.mark.parametrize("module", [daifugo_v1, doudizhu_v1], ids=["daifugo", "doudizhu"])
 @given(values=st.lists(st.one_of(ANYTHING, st.integers(0, 30000)), min_size=1, max_size=6))
 def test_step_with_values_of_any_type(module, values):
     env = module.env()

@@ -171,13 +171,21 @@ def test_two_deck_president_set_shows_no_suits():
     assert_same(seen[0], seen[1], "Q Q from two different hands")
 
 
-def test_one_deck_rules_keep_their_observation_layout():
-    """Rules with no unsuited play (one deck, same-suit runs) keep the layout trained CPUs
-    were made with: no ``played_ranks``/``pile_ranks`` fields."""
+def test_rank_fields_are_zeros_without_unsuited_plays():
+    """Every table of a preset has the ``played_ranks``/``pile_ranks`` fields (v1: one
+    layout for all); under rules without unsuited plays (one deck, same-suit runs) they stay
+    zeros through a whole match."""
     for preset, players in (("daifugo", 4), ("daifugo", 3), ("president", 4)):
-        layout = game_for(preset, players).layout
-        assert "played_ranks" not in layout.fields and "pile_ranks" not in layout.fields
-    assert "played_ranks" in game_for("president", 6).layout.fields
+        game = game_for(preset, players)
+        assert not game.catalog.has_unsuited
+        rng = np.random.default_rng(players)
+        state = game.new_state(rng)
+        while not state.terminal:
+            obs = game.layout.split(game.observe(state, state.current_player))
+            assert obs["played_ranks"].sum() == 0 == obs["pile_ranks"].sum()
+            legal = state.legal_actions()
+            state.apply(legal[int(rng.integers(len(legal)))])
+    assert game_for("president", 6).catalog.has_unsuited
 
 
 # ------------------------------------------------------------------ Dou Dizhu

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from envs import daifugo_v0, doudizhu_v1
+from envs import daifugo_v1, doudizhu_v1
 from policies.daifugo.talk import DaifugoTalk
 from policies.doudizhu.talk import DoudizhuTalk
 from policies.human import QuitGame, TerminalPlayer
@@ -34,7 +34,7 @@ def lines_from(replies):
 def daifugo_narration(hands, moves, seat=0, options=None, **rules):
     """Set up ``hands`` (``options`` for reset), play ``moves`` (card text) and return what
     seat ``seat`` is told, from the opening on."""
-    env = daifugo_v0.env(players=len(hands), **rules)
+    env = daifugo_v1.env(players=len(hands), **rules)
     env.reset(options={"hands": hands, "seed": 0, **(options or {})})
     raw = env.unwrapped
     talk = DaifugoTalk(raw.game)
@@ -112,7 +112,7 @@ def test_doudizhu_help_is_its_own():
 
 
 def test_pass_as_the_only_legal_move_passes_with_a_line():
-    env = daifugo_v0.env(players=4, rounds=1)
+    env = daifugo_v1.env(players=4, rounds=1)
     # seat 1 leads the joker: seat 0 (nothing beats it, no 3 of spades) can only pass
     env.reset(options={"hands": ["4h 5h", "JK 6h", "7h 8d", "9h Td"], "leader": 1, "seed": 0})
     raw = env.unwrapped
@@ -135,7 +135,7 @@ def test_pass_as_the_only_legal_move_passes_with_a_line():
 
 def test_wording_one_card_a_single_and_no_undecided_role():
     # "1 cards", "(single of 1, ...)" and "you are the undecided" were printed
-    env = daifugo_v0.env(players=4, rounds=1)
+    env = daifugo_v1.env(players=4, rounds=1)
     env.reset(options={"hands": ["4h", "Kh 3c", "7h 8d", "9h Td"], "leader": 1, "seed": 0})
     raw = env.unwrapped
     env.step(raw.action_from_str("Kh"))

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import policies
-from envs import daifugo_v0, president_v0
+from envs import daifugo_v1, president_v1
 from envs.core.aec import turns
 from policies.daifugo import EasyPlayer, HardPlayer, MediumPlayer
 from policies.daifugo.hand import HandShape, count_groups
@@ -95,7 +95,7 @@ def test_checkpoint_path_needs_the_neural_module():
 
 
 def test_unbound_player_says_so():
-    env = daifugo_v0.env(players=4)
+    env = daifugo_v1.env(players=4)
     env.reset(seed=0)
     obs = env.observe(env.agent_selection)
     with pytest.raises(ValueError, match="not bound"):
@@ -105,12 +105,12 @@ def test_unbound_player_says_so():
 # -- every level plays legal moves everywhere -------------------------------------------------
 
 ENV_CONFIGS = [
-    (daifugo_v0, {"players": 4}),
-    (daifugo_v0, {"players": 3}),
-    (daifugo_v0, {"players": 4, "illegal_finish": True, "lock": False}),
-    (president_v0, {"players": 4}),
-    (president_v0, {"players": 6}),
-    (president_v0, {"players": 5, "runs": True, "jokers": 2, "bombs": True, "skip_on_equal": True}),
+    (daifugo_v1, {"players": 4}),
+    (daifugo_v1, {"players": 3}),
+    (daifugo_v1, {"players": 4, "illegal_finish": True, "lock": False}),
+    (president_v1, {"players": 4}),
+    (president_v1, {"players": 6}),
+    (president_v1, {"players": 5, "runs": True, "jokers": 2, "bombs": True, "skip_on_equal": True}),
 ]
 
 
@@ -121,7 +121,7 @@ def test_every_level_plays_legal_moves(module, kwargs):
     """Random play reaches positions (exchanges included: two rounds); at each, every level
     must return a legal id."""
     env = module.env(rounds=2, **kwargs)
-    game_name = "president" if module is president_v0 else "daifugo"
+    game_name = "president" if module is president_v1 else "daifugo"
     players = [policies.load(game_name, spec, seed=i) for i, spec in enumerate(LEVEL_SPECS)]
     for p in players:
         p.bind(env.unwrapped.game)
@@ -154,10 +154,10 @@ def _scramble_hidden(state, seat: int, rng) -> None:
     state._legal = None
 
 
-@pytest.mark.parametrize("module", [daifugo_v0, president_v0])
+@pytest.mark.parametrize("module", [daifugo_v1, president_v1])
 def test_players_do_not_see_hidden_cards(module):
     """A player given a position whose hidden hands were dealt anew plays the same move."""
-    game_name = "president" if module is president_v0 else "daifugo"
+    game_name = "president" if module is president_v1 else "daifugo"
     env = module.env(players=4, rounds=2)
     raw = env.unwrapped
     rng = np.random.default_rng(1)
@@ -218,7 +218,7 @@ MEDIUM_CASES = [
 
 def _position(case, preset="daifugo"):
     players = len(case["hands"])
-    module = daifugo_v0 if preset == "daifugo" else president_v0
+    module = daifugo_v1 if preset == "daifugo" else president_v1
     env = module.env(players=players, rounds=1)
     env.reset(seed=0, options={"hands": case["hands"], "leader": case.get("leader", 0)})
     raw = env.unwrapped
@@ -243,7 +243,7 @@ def test_medium_follows_the_strategy_tips(case):
 
 def test_medium_gives_back_weak_loose_cards_in_the_exchange():
     hands = ["3s 4h 9s 9h Ks 2s 2h JK 8d Qc", "5s 5h 6d", "7c 7d Tc", "Jc Jd Ad"]
-    env = daifugo_v0.env(players=4, rounds=2)
+    env = daifugo_v1.env(players=4, rounds=2)
     env.reset(seed=0, options={"hands": hands, "titles": [0, 1, 2, 3]})
     raw = env.unwrapped
     medium = policies.load("daifugo", "medium").bind(raw.game)
@@ -259,8 +259,8 @@ def test_medium_gives_back_weak_loose_cards_in_the_exchange():
 
 
 def test_count_groups_prefers_runs_and_sets():
-    game = daifugo_v0.env(players=4).unwrapped.game
-    pres = president_v0.env(players=4).unwrapped.game
+    game = daifugo_v1.env(players=4).unwrapped.game
+    pres = president_v1.env(players=4).unwrapped.game
     runs_hand = game.deck.parse("3s 3h 4s 5s 6s")
     assert count_groups(HandShape(game, runs_hand), True, True) == 2  # 3s-6s run + 3h
     assert count_groups(HandShape(game, runs_hand), False, True) == 4  # numbers only
@@ -272,7 +272,7 @@ def test_hand_sampler_respects_the_view():
     """Round 2, after the exchange: the top seat's guesses keep the counts, never hold its own
     or played cards, leave the cards it gave back with its partner, and give that partner
     nothing stronger than what it handed over."""
-    env = daifugo_v0.env(players=4, rounds=2)
+    env = daifugo_v1.env(players=4, rounds=2)
     raw = env.unwrapped
     game = raw.game
     rng = np.random.default_rng(0)
@@ -303,7 +303,7 @@ def test_hand_sampler_respects_the_view():
 
 
 def test_hard_player_replays_with_its_seed():
-    env = daifugo_v0.env(players=4)
+    env = daifugo_v1.env(players=4)
     env.reset(seed=2)
     raw = env.unwrapped
     hard = policies.load("daifugo", FAST_HARD).bind(raw.game)
@@ -319,7 +319,7 @@ def test_hard_player_replays_with_its_seed():
 
 
 def test_hints_cycle_through_the_ranking_and_restart_on_a_new_position():
-    env = daifugo_v0.env(players=4)
+    env = daifugo_v1.env(players=4)
     env.reset(seed=3)
     raw = env.unwrapped
     medium = policies.load("daifugo", "medium").bind(raw.game)
@@ -368,7 +368,7 @@ def test_hand_sampler_when_a_given_joker_may_be_the_one_played():
     # Millionaire, who has one card left; one joker has been played. The sampler pinned both
     # As and the unplayed joker on the Grand Millionaire (2 cards for a 1-card hand) and
     # numpy refused the draw. The played joker may be the given one, so only As is sure.
-    game = daifugo_v0.env(players=4, rounds=3).unwrapped.game
+    game = daifugo_v1.env(players=4, rounds=3).unwrapped.game
     view = {
         "seat": 0, "round": 2, "hand": "Jc", "hand_counts": [1, 1, 6, 6],
         "active": [True, True, True, True], "title_places": [3, 0, 2, 1],
@@ -391,8 +391,8 @@ def test_hand_sampler_when_a_given_joker_may_be_the_one_played():
     assert holders == {2, 3}  # the other joker may be with either of the others
 
 
-@pytest.mark.parametrize("module, kwargs", [(daifugo_v0, {"players": 4, "rounds": 3}),
-                                            (president_v0, {"players": 6, "rounds": 3})],
+@pytest.mark.parametrize("module, kwargs", [(daifugo_v1, {"players": 4, "rounds": 3}),
+                                            (president_v1, {"players": 6, "rounds": 3})],
                          ids=["daifugo-4p", "president-6p-two-decks"])
 def test_hand_sampler_is_consistent_through_whole_matches(module, kwargs):
     # every decision of later rounds (exchanges known, copies of cards and jokers in play),
@@ -423,7 +423,7 @@ def test_hand_sampler_is_consistent_through_whole_matches(module, kwargs):
 
 def test_cpu_config_paths_are_read_from_the_configs_folder(tmp_path, monkeypatch):
     # a game embedding climbrl loads its levels from its own working directory
-    shutil.copytree(ROOT / "cpus" / "daifugo4", tmp_path / "mine")
+    shutil.copytree(ROOT / "cpus" / "daifugo", tmp_path / "mine")
     (tmp_path / "configs").mkdir()
     config = tmp_path / "configs" / "cpus.yaml"
     config.write_text("daifugo:\n  easy: random\n  medium: scripted-medium\n  hard: ../mine\n")
@@ -432,4 +432,5 @@ def test_cpu_config_paths_are_read_from_the_configs_folder(tmp_path, monkeypatch
     monkeypatch.chdir(elsewhere)
     hard = policies.load("daifugo", "hard", config=config)
     assert hard.name == "hard" and hard.meta["trained"]["frames"] > 0
-    hard.bind(daifugo_v0.env(players=4, rounds=3).unwrapped.game)
+    hard.bind(daifugo_v1.env(players=4, rounds=3).unwrapped.game)
+    hard.bind(daifugo_v1.env(players=3, rounds=7).unwrapped.game)  # every table of its game

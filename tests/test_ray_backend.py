@@ -12,7 +12,7 @@ import pytest
 
 ray = pytest.importorskip("ray", reason="the ray extra is not installed: pip install -e '.[ray]'")
 
-from policies.spec import make_game, roles  # noqa: E402
+from policies.spec import make_game, roles, seat_rows  # noqa: E402
 from training import checkpoint, dmc, evaluate, ray_backend  # noqa: E402
 from training.config import make_args  # noqa: E402
 from training.dmc import train  # noqa: E402
@@ -120,7 +120,7 @@ def test_a_killed_actor_is_restarted_and_the_run_goes_on(tmp_path, transports, m
 def _transport(tmp_path, net_config=None):
     args = small_args(tmp_path, backend="ray", actors=1)
     game = make_game(**args.game_kwargs())
-    config = args.net_config(game.num_players).to_dict() if net_config is None else net_config
+    config = args.net_config(seat_rows(game)).to_dict() if net_config is None else net_config
     return ray_backend.RayTransport(args, config, 0), roles(game)
 
 

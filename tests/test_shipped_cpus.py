@@ -1,6 +1,7 @@
 """The pretrained CPUs shipped in ``cpus/``: they still load under the current envs (their
-recorded spec matches: game, env version, rules, observation layout, action table), play
-whole games with legal moves only, and stay small."""
+recorded spec matches what the network reads: game, env version, observation layout, action
+features), play whole games with legal moves only (the Daifugo CPU at several tables: one
+network plays every table of its game), and stay small."""
 
 from __future__ import annotations
 
@@ -10,14 +11,17 @@ from pathlib import Path
 import pytest
 
 import policies
-from envs import daifugo_v0, doudizhu_v1
+from envs import daifugo_v1, doudizhu_v1
 from training.evaluate import play_game
 
 ROOT = Path(__file__).resolve().parent.parent
 MAX_BYTES = 8 * 2**20  # "a few MB" each (Dou Dizhu: four role networks)
 SHIPPED = [
     # directory, game, env maker (the rules the CPU was trained under)
-    ("daifugo4", "daifugo", lambda: daifugo_v0.env(players=4, rounds=3)),
+    ("daifugo", "daifugo", lambda: daifugo_v1.env(players=4, rounds=3)),
+    ("daifugo", "daifugo", lambda: daifugo_v1.env(players=3, rounds=5, lock=False)),
+    ("daifugo", "daifugo", lambda: daifugo_v1.env(players=4, rounds=7, jokers=1,
+                                                  illegal_finish=True)),
     ("doudizhu", "doudizhu", lambda: doudizhu_v1.env()),
 ]
 
@@ -26,7 +30,8 @@ def _refuse(name):
     raise ValueError(f"cpu.json holds {name}, which is not JSON")
 
 
-@pytest.mark.parametrize("name, game, make_env", SHIPPED, ids=[s[0] for s in SHIPPED])
+@pytest.mark.parametrize("name, game, make_env", SHIPPED,
+                         ids=[f"{s[0]}-{i}" for i, s in enumerate(SHIPPED)])
 def test_shipped_cpu_plays_whole_games(name, game, make_env):
     path = ROOT / "cpus" / name
     size = sum(f.stat().st_size for f in path.iterdir())

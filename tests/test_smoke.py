@@ -30,9 +30,15 @@ EXIT_SECONDS = 60
 GAMES = ["daifugo3", "president", "doudizhu"]
 
 
+#: a small evaluation panel for the configs that draw tables (the whole one takes minutes)
+PANELS = {"president": [{"players": 4}, {"players": 6, "rounds": 1}]}
+
+
 def _settings(tmp_path, name, **extra):
+    panel = {"eval_tables": PANELS[name]} if name in PANELS else {}
     return cli_overrides({**SMALL, "runs_dir": tmp_path / "runs", "run_name": name,
-                          "eval_every_frames": FRAMES, "eval_deals": 1, **extra})
+                          "eval_every_frames": FRAMES, "eval_deals": 1,
+                          "eval_opponent": "random", **panel, **extra})
 
 
 def _scalars(run_dir):
@@ -49,7 +55,7 @@ def _play_full_game(cpu_dir, game_name, players, seed=0):
 
     import envs  # noqa: F401  (registers the ids)
 
-    env = pettingzoo.make("aec", f"climbrl/{game_name}-v0", players=players) \
+    env = pettingzoo.make("aec", f"climbrl/{game_name}-v1", players=players) \
         if game_name != "doudizhu" else pettingzoo.make("aec", "climbrl/doudizhu-v1")
     cpu = neural.load(cpu_dir, env)
     others = policies.load(game_name, "random", seed=seed).bind(env.unwrapped.game)

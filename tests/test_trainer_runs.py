@@ -355,7 +355,7 @@ def test_rule_values_reach_the_game_as_written_and_fail_before_any_work(tmp_path
         raise ValueError(f"rules 'daifugo': lock must be true or false, got "
                          f"{kwargs['rules']['lock']!r}")
 
-    monkeypatch.setattr(dmc, "make_game", strict_game)
+    monkeypatch.setattr("training.tables.make_game", strict_game)
     with pytest.raises(ValueError, match="lock must be true or false, got 'no'"):
         train(args)
     assert seen == [{"lock": "no", "rounds": 1}]

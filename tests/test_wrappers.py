@@ -114,7 +114,10 @@ def test_maskable_ppo_trains_on_a_single_seat_unchanged():
     assert env.action_masks()[int(action)]
 
 
-def test_tianshou_collects_and_updates_a_dqn_per_seat():
+def test_tianshou_collects_and_updates_a_dqn_per_seat(monkeypatch):
+    # Tianshou's replay buffers are numba functions: compiling them takes ~20 s, more than
+    # the whole test plays; run them as Python (read when numba is first imported)
+    monkeypatch.setenv("NUMBA_DISABLE_JIT", "1")
     pytest.importorskip("tianshou", reason="the tianshou extra is not installed: "
                         "pip install -e '.[tianshou]'")
     import torch

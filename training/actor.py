@@ -6,6 +6,11 @@ observation and history into one array, groups the decisions by role, encodes ea
 states once, scores all their legal moves in one call and plays epsilon-greedily. When a game
 ends, each of its decisions becomes a sample whose target is the deciding seat's return from
 that decision to the end (Deep Monte-Carlo); full batches of one role go to the transport.
+
+With a distribution of tables (:class:`training.tables.Tables`) every new episode is played
+at a table drawn from it; the network scores every table's moves from the run's stacked
+feature table, so the ids in the histories and the batches are shifted by the offset of each
+table's catalog (:meth:`Tables.offset`).
 """
 
 from __future__ import annotations
@@ -19,10 +24,10 @@ import numpy as np
 import torch
 
 from policies.network import NetConfig, QNetwork, build_network
-from policies.spec import (episode_starter, make_game, recent_actions_fn, return_groups,
-                           role_of, roles)
+from policies.spec import recent_actions_fn, return_groups, role_of, roles
 
 from .children import ORPHAN_EXIT, exit_with_parent
+from .tables import Tables
 from .transport import Batch, Transport
 
 HIST_ACTION_DTYPE = np.int32
@@ -36,13 +41,18 @@ class NetPolicy:
     :meth:`refresh` (worth it when the weights stay fixed for many decisions, as in an
     evaluation); otherwise the moves of each batch are encoded as they come, which is cheaper
     for actors whose weights change after every learner update.
+
+    ``tables``: the run's tables, when the states are of several tables (the networks then
+    score the stacked feature table, :attr:`Tables.features`).
     """
 
-    def __init__(self, game, nets: list[QNetwork], cache_moves: bool = False):
+    def __init__(self, game, nets: list[QNetwork], cache_moves: bool = False,
+                 tables: Tables | None = None):
         self.game = game
         self.nets = nets
+        self.tables = tables
         self.history_length = nets[0].config.history_length
-        self.recent_actions = recent_actions_fn(game)
+        self._per_game: dict[int, tuple] = {}
         self.cache_moves = cache_moves
         self.move_codes: list[torch.Tensor | None] = [None] * len(nets)
         self.refresh()
@@ -53,21 +63,38 @@ class NetPolicy:
             with torch.no_grad():
                 self.move_codes = [net.move_codes() for net in self.nets]
 
+    def _game_facts(self, game) -> tuple:
+        """``(recent_actions, id offset)`` of a state's game."""
+        facts = self._per_game.get(id(game))
+        if facts is None:
+            offset = 0 if self.tables is None else self.tables.offset(game)
+            facts = self._per_game[id(game)] = (recent_actions_fn(game), offset)
+        return facts
+
     def observe(self, states: list, seats: list[int]):
-        game = self.game
+        """Observations, histories (ids shifted by each table's offset), legal moves (the
+        game's own ids), roles and each decision's id offset."""
         n = len(states)
-        obs = np.empty((n, game.layout.size), np.float32)
+        obs = np.empty((n, self.game.layout.size), np.float32)
         hist = np.empty((n, self.history_length, 2), np.int64)
         legal: list[list[int]] = []
         role = np.empty(n, np.int64)
+        offsets = np.zeros(n, np.int64)
         for i, (st, seat) in enumerate(zip(states, seats)):
+            game = st.game
+            recent, offset = self._game_facts(game)
             game.observe(st, seat, obs[i])
-            hist[i] = self.recent_actions(st, seat, self.history_length)
+            rows = recent(st, seat, self.history_length)
+            if offset:
+                rows[:, 1] = np.where(rows[:, 1] >= 0, rows[:, 1] + offset, rows[:, 1])
+            hist[i] = rows
             legal.append(st.legal_actions())
             role[i] = role_of(game, st, seat)
-        return obs, hist, legal, role
+            offsets[i] = offset
+        return obs, hist, legal, role, offsets
 
-    def choose(self, obs, hist, legal, role, epsilon: float, rng: np.random.Generator) -> list[int]:
+    def choose(self, obs, hist, legal, role, offsets, epsilon: float,
+               rng: np.random.Generator) -> list[int]:
         n = len(legal)
         choices = [0] * n
         explore = rng.random(n) < epsilon if epsilon > 0 else np.zeros(n, bool)
@@ -80,17 +107,23 @@ class NetPolicy:
             else:
                 todo.setdefault(int(role[i]), []).append(i)
         for r, idx in todo.items():
-            q, offsets = self.score(r, obs[idx], hist[idx], [legal[i] for i in idx])
+            q, starts = self.score(r, obs[idx], hist[idx], [legal[i] for i in idx],
+                                   offsets[idx])
             for k, i in enumerate(idx):
-                choices[i] = legal[i][int(np.argmax(q[offsets[k]:offsets[k + 1]]))]
+                choices[i] = legal[i][int(np.argmax(q[starts[k]:starts[k + 1]]))]
         return choices
 
-    def score(self, r: int, obs: np.ndarray, hist: np.ndarray, legal: list[list[int]]):
-        """q of every legal move of a group of decisions of role ``r``, flat, and offsets."""
+    def score(self, r: int, obs: np.ndarray, hist: np.ndarray, legal: list[list[int]],
+              id_offsets: np.ndarray | None = None):
+        """q of every legal move of a group of decisions of role ``r``, flat, and where each
+        decision's moves start (``id_offsets``: each decision's table offset)."""
         lengths = np.fromiter((len(m) for m in legal), np.int64, len(legal))
         offsets = np.zeros(len(legal) + 1, np.int64)
         np.cumsum(lengths, out=offsets[1:])
-        ids = torch.from_numpy(np.fromiter((a for m in legal for a in m), np.int64, offsets[-1]))
+        flat = np.fromiter((a for m in legal for a in m), np.int64, offsets[-1])
+        if id_offsets is not None and id_offsets.any():
+            flat += np.repeat(id_offsets, lengths)
+        ids = torch.from_numpy(flat)
         seg = torch.from_numpy(np.repeat(np.arange(len(legal)), lengths))
         net = self.nets[r]
         with torch.no_grad():
@@ -101,39 +134,49 @@ class NetPolicy:
 
 
 class _GamePickler(pickle.Pickler):
-    """Pickles states without their (large, rebuildable) game object."""
+    """Pickles states without their (large, rebuildable) game objects: the base game by
+    name, a drawn table's by its rules."""
 
-    def __init__(self, file, game):
+    def __init__(self, file, tables: Tables):
         super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
-        self.game = game
+        self.tables = tables
 
     def persistent_id(self, obj):
-        return "game" if obj is self.game else None
+        if obj is self.tables.base:
+            return "game"
+        if type(obj) is type(self.tables.base) and obj.rules in self.tables.games:
+            return ("rules", obj.rules)
+        return None
 
 
 class _GameUnpickler(pickle.Unpickler):
-    def __init__(self, file, game):
+    def __init__(self, file, tables: Tables):
         super().__init__(file)
-        self.game = game
+        self.tables = tables
 
     def persistent_load(self, pid):
-        if pid != "game":
-            raise pickle.UnpicklingError(f"unknown persistent id {pid!r}")
-        return self.game
+        if pid == "game":
+            return self.tables.base
+        if isinstance(pid, tuple) and pid[0] == "rules":
+            return self.tables.game_of_rules(pid[1])
+        raise pickle.UnpicklingError(f"unknown persistent id {pid!r}")
 
 
 class SelfPlayActor:
-    """``games`` matches in lockstep, feeding ``transport`` with batches of ``batch_size``."""
+    """``games`` matches in lockstep, feeding ``transport`` with batches of ``batch_size``.
+    ``game``: an engine, or the run's :class:`~training.tables.Tables` (every episode at a
+    table drawn from them; the networks score their stacked feature table)."""
 
     def __init__(self, game, nets: list[QNetwork], transport: Transport, games: int,
                  epsilon: float, batch_size: int, rng: np.random.Generator, actor_id: int = 0,
                  fixed_landlord: float = 0.0):
         if games < 1:
             raise ValueError(f"games_per_actor must be at least 1, got {games}")
-        self.game = game
-        self.new_episode = episode_starter(game, fixed_landlord)
+        self.tables = game if isinstance(game, Tables) else Tables.of_game(game)
+        self.game = game = self.tables.base
+        self.new_episode = self.tables.episode_starter(fixed_landlord)
         self.role_names = roles(game)
-        self.policy = NetPolicy(game, nets)
+        self.policy = NetPolicy(game, nets, tables=self.tables if self.tables.keys else None)
         self.transport = transport
         self.epsilon = epsilon
         self.batch_size = batch_size
@@ -161,13 +204,14 @@ class SelfPlayActor:
         self.sync_weights()
         states = self.states
         seats = [st.current_player for st in states]
-        obs, hist, legal, role = self.policy.observe(states, seats)
-        choices = self.policy.choose(obs, hist, legal, role, self.epsilon, self.rng)
+        obs, hist, legal, role, offsets = self.policy.observe(states, seats)
+        choices = self.policy.choose(obs, hist, legal, role, offsets, self.epsilon, self.rng)
         np.add.at(self.decisions, role, 1)
         for i, st in enumerate(states):
             seat = seats[i]
             self.trajectories[i].append(
-                (int(role[i]), seat, obs[i], hist[i], choices[i], st.returns()[seat])
+                (int(role[i]), seat, obs[i], hist[i], choices[i] + int(offsets[i]),
+                 st.returns()[seat])
             )
             st.apply(choices[i])
             if st.terminal:
@@ -180,10 +224,11 @@ class SelfPlayActor:
         traj = self.trajectories[i]
         for r, seat, obs, hist, action, before in traj:
             self.samples[r].append((obs, hist, action, final[seat] - before))
-        self.episodes.append(
-            {"returns": {name: final[s] for name, s in return_groups(self.game, st)},
-             "length": len(traj)}
-        )
+        episode = {"returns": {name: final[s] for name, s in return_groups(st.game, st)},
+                   "length": len(traj)}
+        if self.tables.keys:
+            episode["table"] = self.tables.label_of(st.game)
+        self.episodes.append(episode)
         self.states[i] = self.new_episode(self.rng)
         self.trajectories[i] = []
         for r, pool in enumerate(self.samples):
@@ -210,7 +255,7 @@ class SelfPlayActor:
 
     def get_state(self) -> bytes:
         buf = io.BytesIO()
-        _GamePickler(buf, self.game).dump(
+        _GamePickler(buf, self.tables).dump(
             (self.states, self.trajectories, self.samples, self.episodes, self.rng,
              self.version)
         )
@@ -218,7 +263,7 @@ class SelfPlayActor:
 
     def set_state(self, data: bytes) -> None:
         (self.states, self.trajectories, self.samples, self.episodes, self.rng,
-         self.version) = _GameUnpickler(io.BytesIO(data), self.game).load()
+         self.version) = _GameUnpickler(io.BytesIO(data), self.tables).load()
         self.version = -1  # reload the weights on the next step
 
 
@@ -226,14 +271,16 @@ def build_actor(actor_id: int, game_kwargs: dict, net_config: dict, transport, g
                 epsilon: float, batch_size: int, seed: list[int],
                 fixed_landlord: float = 0.0) -> SelfPlayActor:
     """A self-play actor of its own process (a spawned one, a Ray actor), from plain values:
-    one torch thread, its game, fresh networks (the weights come through ``transport``) and
-    a generator seeded with ``seed``."""
+    one torch thread, its tables (``game_kwargs``: the arguments of
+    :class:`~training.tables.Tables`), fresh networks (the weights come through
+    ``transport``) and a generator seeded with ``seed``."""
     os.environ["OMP_NUM_THREADS"] = "1"
     torch.set_num_threads(1)
-    game = make_game(**game_kwargs)
+    tables = Tables(**game_kwargs)
     cfg = NetConfig.from_dict(net_config)
-    nets = [build_network(game, cfg).eval() for _ in roles(game)]
-    return SelfPlayActor(game, nets, transport, games, epsilon, batch_size,
+    nets = [build_network(tables.base, cfg, tables.features).eval()
+            for _ in roles(tables.base)]
+    return SelfPlayActor(tables, nets, transport, games, epsilon, batch_size,
                          np.random.default_rng(seed), actor_id, fixed_landlord)
 
 

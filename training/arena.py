@@ -53,8 +53,8 @@ def evaluate(game, policy: NetPolicy, opponent: str, deals: int, seed: int) -> E
         mine = [i for i in live if matches[i][0].current_player == matches[i][1]]
         if mine:
             states = [matches[i][0] for i in mine]
-            obs, hist, legal, role = policy.observe(states, [matches[i][1] for i in mine])
-            for st, a in zip(states, policy.choose(obs, hist, legal, role, 0.0, rng)):
+            decisions = policy.observe(states, [matches[i][1] for i in mine])
+            for st, a in zip(states, policy.choose(*decisions, 0.0, rng)):
                 st.apply(a)
         for i in live:
             st, net_seat, opp = matches[i]

@@ -18,7 +18,7 @@ import numpy as np
 import torch
 
 from policies.network import build_network
-from policies.spec import make_game, roles
+from policies.spec import make_game, roles, seat_rows
 
 from .actor import SelfPlayActor
 from .config import make_args
@@ -41,7 +41,7 @@ def frames_per_second(game: str, seconds: float, seed: int = 0) -> dict[str, flo
     try:
         args = make_args(CONFIG_OF[game])
         engine = make_game(**args.game_kwargs())
-        cfg = args.net_config(engine.num_players)
+        cfg = args.net_config(seat_rows(engine))
         torch.manual_seed(seed)
         names = roles(engine)
         nets = [build_network(engine, cfg) for _ in names]

@@ -263,13 +263,16 @@ def _train(config: str | None, overrides: dict) -> int:
     # machine fight over the cores and run many times slower
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     from training.config import make_args
-    from training.dmc import make_game, train
+    from training.dmc import train, uses_panel
     from training.rundir import RunFolderError
+    from training.tables import Tables
 
-    with user_input():  # the settings and the table they make are the user's input
+    with user_input():  # the settings and the tables they make are the user's input
         args = make_args(config, overrides)
         args.validate()
-        make_game(**args.game_kwargs())
+        tables = Tables(**args.table_kwargs())
+        if uses_panel(args):
+            tables.panel(args.eval_tables)
     try:
         summary = train(args)
     except RunFolderError as err:  # a run folder in the way is the user's to settle

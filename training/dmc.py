@@ -11,6 +11,10 @@ weights back to the actors.
     climbrl train --resume runs/<run-name> --minutes 10     # 10 more minutes
     climbrl train --config configs/daifugo4.yaml --backend ray --ray-address auto --actors 8
 
+Daifugo and President train one network for every table of the game: ``tables`` draws a
+table per episode (players, rounds, switches; :mod:`training.tables`) and evaluations play a
+panel of tables (``eval_tables``), logging each table and the panel's mean.
+
 ``--backend ray`` runs the actors as Ray actors on a cluster (:mod:`training.ray_backend`);
 the learner is this process either way, on ``--device`` (cpu, cuda or auto). ``--minutes``
 is the budget of one invocation (a resumed run gets it anew); ``--total-frames`` counts the
@@ -39,7 +43,7 @@ from torch.utils.tensorboard import SummaryWriter
 from torch.utils.tensorboard.summary import hparams
 
 from policies.network import NetConfig, build_network
-from policies.spec import check_spec, make_game, model_spec, roles
+from policies.spec import check_spec, features_digest, model_spec, roles, seat_rows
 
 from . import checkpoint
 from .actor import NetPolicy, SelfPlayActor, actor_process
@@ -47,6 +51,7 @@ from .arena import evaluate, harness_figures
 from .opponents import check_opponent
 from .progress import Progress
 from .rundir import RunLock, check_run_name, claim_new, holds_run, run_folder
+from .tables import Tables
 from .transport import Batch, InlineTransport, LocalTransport
 
 HISTORY_TURNS = 4
@@ -73,6 +78,12 @@ class Args:
     """rule switches over the game's preset, e.g. {rounds: 3, lock: false}"""
     reward: str | None = None
     """the env's reward mode (None: its default; daifugo: centered, doudizhu: score)"""
+    tables: dict | None = None
+    """Daifugo / President: the tables to train on, one drawn per episode, each key on its
+    own: players or a rule, as a list (equally likely), a mapping value -> weight, or for an
+    on/off rule the chance that it is on, e.g. {players: [3, 4], rounds: [3, 5, 7], lock: 0.5}
+    (training.tables); keys not drawn come from players and rules. None: the one table of
+    players and rules"""
     # -- run
     seed: int = 1
     """seed of the networks, the deals and the exploration (0 or more)"""
@@ -163,9 +174,15 @@ class Args:
     eval_harness: bool = True
     """evaluate with the evaluation harness (training.evaluate: duplicate deals, its figures);
     false: the trainer's own batched arena against random players (several times faster)"""
+    eval_tables: list | None = None
+    """the panel of tables each evaluation plays, e.g. [{players: 4}, {players: 3, rounds:
+    7}] (each over the base table); its mean and each table's figures are logged. None: with
+    tables, each player count at the base rules, each other round count, and one table with
+    every drawn switch flipped; without, the run's one table"""
 
-    def net_config(self, num_players: int) -> NetConfig:
-        group = self.history_group or num_players
+    def net_config(self, rows: int) -> NetConfig:
+        """The network settings, ``rows`` the game's seat rows (the default history group)."""
+        group = self.history_group or rows
         return NetConfig(
             history_length=self.history_length or HISTORY_TURNS * group,
             history_group=group,
@@ -178,6 +195,10 @@ class Args:
     def game_kwargs(self) -> dict[str, Any]:
         return {"game": self.game, "players": self.players, "rules": dict(self.rules),
                 "reward": self.reward}
+
+    def table_kwargs(self) -> dict[str, Any]:
+        """The arguments of the run's :class:`~training.tables.Tables`."""
+        return {**self.game_kwargs(), "tables": self.tables}
 
     def validate(self) -> None:
         """Raise a ``ValueError`` naming the first bad setting and its value (types first)."""
@@ -299,16 +320,35 @@ class StopRequest:
             signal.signal(sig, handler)
 
 
+PANEL = "panel"
+"""the tag of the evaluation panel's mean figures"""
+
+
+def headline(game, args: Args) -> list[str]:
+    """The names of the evaluation's headline figures."""
+    if not args.eval_harness:
+        return ["return"]
+    if game.name == "doudizhu":
+        return ["WP_landlord", "WP_peasants"]
+    return ["points_per_round"]
+
+
+def uses_panel(args: Args) -> bool:
+    """Evaluations play a panel of tables (with tables, or eval_tables given)."""
+    return args.tables is not None or args.eval_tables is not None
+
+
 def eval_tags(game, args: Args) -> list[str]:
     """The TensorBoard tags of the evaluation's headline figures (the HParams metrics)."""
-    prefix = f"eval/{args.eval_opponent}/"
+    prefix = f"eval/{args.eval_opponent}/" + (f"{PANEL}/" if uses_panel(args) else "")
     if not args.eval_every_frames:
         return []
-    if not args.eval_harness:
-        return [prefix + "return"]
-    if game.name == "doudizhu":
-        return [prefix + "WP_landlord", prefix + "WP_peasants"]
-    return [prefix + "points_per_round"]
+    return [prefix + name for name in headline(game, args)]
+
+
+def tag_of(label: str) -> str:
+    """A table's label as a TensorBoard tag part (no spaces)."""
+    return label.replace(" ", "_")
 
 
 def hparam_values(args: Args) -> dict[str, Any]:
@@ -337,13 +377,17 @@ def train(args: Args) -> dict[str, Any]:
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.learner_threads)
 
-    # -- game, networks, optimizers: sizes from the env's layout and action table
-    game = make_game(**args.game_kwargs())
+    # -- tables, game, networks, optimizers: sizes from the env's layout and action table
+    tables = Tables(**args.table_kwargs())
+    game = tables.base
+    panel = tables.panel(args.eval_tables) if uses_panel(args) else []
     spec = model_spec(game)
+    stack = features_digest(tables.features)
+    """the stacked feature table the histories and batches index"""
     role_names = roles(game)
-    net_cfg = args.net_config(game.num_players)
+    net_cfg = args.net_config(seat_rows(game))
     device = learner_device(args.device)
-    nets = [build_network(game, net_cfg).to(device) for _ in role_names]
+    nets = [build_network(game, net_cfg, tables.features).to(device) for _ in role_names]
     optimizers = [
         torch.optim.RMSprop(net.parameters(), lr=args.learning_rate, alpha=args.rmsprop_alpha,
                             momentum=args.rmsprop_momentum, eps=args.rmsprop_eps)
@@ -353,6 +397,8 @@ def train(args: Args) -> dict[str, Any]:
                 "next_eval": 0}
     role_frames = [0] * len(role_names)
     evaluations: list[dict] = []
+    table_counts: dict[str, int] = {}
+    """episodes played at each table (by label), over the run"""
     if saved is not None:
         where = str(checkpoint.checkpoint_path(args.resume))
         check_spec(saved["spec"], game, "checkpoint")
@@ -371,6 +417,7 @@ def train(args: Args) -> dict[str, Any]:
         counters["session"] += 1
         role_frames = list(saved["role_frames"])
         evaluations = list(saved["evaluations"])
+        table_counts = dict(saved.get("table_counts") or {})
         torch.set_rng_state(saved["rng"]["torch"])
         random.setstate(saved["rng"]["python"])
     check_opponent(args.eval_opponent, game.name)
@@ -414,15 +461,18 @@ def train(args: Args) -> dict[str, Any]:
         inline_actor = None
         if args.actors == 0:
             transport = InlineTransport()
-            actor_nets = [build_network(game, net_cfg).eval() for _ in role_names]
+            actor_nets = [build_network(game, net_cfg, tables.features).eval()
+                          for _ in role_names]
             inline_actor = SelfPlayActor(
-                game, actor_nets, transport, args.games_per_actor, args.exploration,
+                tables, actor_nets, transport, args.games_per_actor, args.exploration,
                 args.batch_size, np.random.default_rng([args.seed, 0, counters["session"]]),
                 fixed_landlord=args.fixed_landlord)
             transport.step_actor = inline_actor.step
-            if saved is not None and saved.get("actor") is not None:
-                inline_actor.set_state(saved["actor"]["state"])
-                transport.pending.extend(saved["actor"]["pending"])
+            saved_actor = saved.get("actor") if saved is not None else None
+            if saved_actor is not None and saved_actor.get("features", stack) == stack:
+                # (another tables setting stacks other catalogs: their games start anew)
+                inline_actor.set_state(saved_actor["state"])
+                transport.pending.extend(saved_actor["pending"])
             transport.publish_weights(state_dicts())
         elif args.backend == "ray":
             from .ray_backend import RayTransport
@@ -442,7 +492,7 @@ def train(args: Args) -> dict[str, Any]:
                 for a in range(args.actors):
                     p = ctx.Process(
                         target=actor_process, daemon=True,
-                        args=(a, args.game_kwargs(), net_cfg.to_dict(), transport,
+                        args=(a, args.table_kwargs(), net_cfg.to_dict(), transport,
                               args.games_per_actor, args.exploration, args.batch_size,
                               [args.seed, a, counters["session"]], args.fixed_landlord))
                     p.start()
@@ -452,31 +502,58 @@ def train(args: Args) -> dict[str, Any]:
                     signal.signal(signal.SIGINT, previous_int)
 
         # -- evaluation and checkpoint helpers
-        eval_nets = nets if device.type == "cpu" else [
+        eval_nets = nets if device.type == "cpu" and not panel else [
             build_network(game, net_cfg).eval() for _ in role_names]
         eval_policy = NetPolicy(game, eval_nets, cache_moves=True)
         use_harness = args.eval_harness
 
+        def evaluate_table(table_game, game_kwargs: dict, path) -> tuple[dict, str]:
+            """The figures of one table (the harness on ``path``, or the arena)."""
+            vs = args.eval_opponent
+            if use_harness:
+                return harness_figures(game_kwargs, table_game, str(path), vs,
+                                       args.eval_deals, args.seed)
+            if table_game is game:
+                policy = eval_policy
+                if eval_nets is not nets:  # CPU copies of the learner's networks
+                    weights = state_dicts()
+                    for name, net in zip(role_names, eval_nets):
+                        net.load_state_dict(weights[name])
+            else:
+                weights = state_dicts()
+                table_nets = [build_network(table_game, net_cfg).eval() for _ in role_names]
+                for name, net in zip(role_names, table_nets):
+                    net.load_state_dict(weights[name])
+                policy = NetPolicy(table_game, table_nets, cache_moves=True)
+            policy.refresh()
+            result = evaluate(table_game, policy, vs, args.eval_deals, args.seed)
+            return ({"return": result.mean_return, "return_ci95": result.ci95,
+                     "win_rate": result.win_rate}, f"return {result}")
+
         def run_evaluation() -> str:
             frames, vs = counters["frames"], args.eval_opponent
+            path = run_dir / EVAL_CHECKPOINT
             if use_harness:
-                path = run_dir / EVAL_CHECKPOINT
                 checkpoint.save(path, {
                     "spec": spec, "network": net_cfg.to_dict(), "roles": list(role_names),
                     "models": state_dicts(), "counters": dict(counters),
                     "args": dataclasses.asdict(args)})
-                figures, text = harness_figures(args.game_kwargs(), game, str(path), vs,
-                                                args.eval_deals, args.seed)
+            if not panel:
+                figures, text = evaluate_table(game, args.game_kwargs(), path)
             else:
-                if eval_nets is not nets:  # CPU copies of a GPU learner's networks
-                    weights = state_dicts()
-                    for name, net in zip(role_names, eval_nets):
-                        net.load_state_dict(weights[name])
-                eval_policy.refresh()
-                result = evaluate(game, eval_policy, vs, args.eval_deals, args.seed)
-                figures = {"return": result.mean_return, "return_ci95": result.ci95,
-                           "win_rate": result.win_rate}
-                text = f"return {result}"
+                figures, parts, means = {}, [], {n: [] for n in headline(game, args)}
+                for label, table in panel:
+                    got, _ = evaluate_table(tables.game(table), tables.game_kwargs(table),
+                                            path)
+                    figures.update({f"{tag_of(label)}/{k}": v for k, v in got.items()})
+                    for name in means:
+                        means[name].append(got[name])
+                    parts.append(f"{label} {got[headline(game, args)[0]]:.2f}")
+                figures.update({f"{PANEL}/{n}": float(np.mean(v)) for n, v in means.items()})
+                first = headline(game, args)[0]
+                unit = "pts/round" if first == "points_per_round" else first
+                text = (f"panel of {len(panel)} tables {figures[f'{PANEL}/{first}']:.2f} "
+                        f"{unit} ({', '.join(parts)})")
             for name, value in figures.items():
                 writer.add_scalar(f"eval/{vs}/{name}", value, frames)
             evaluations.append({"frames": frames, "opponent": vs, "figures": figures,
@@ -486,7 +563,8 @@ def train(args: Args) -> dict[str, Any]:
         def save_checkpoint() -> None:
             actor = None
             if inline_actor is not None:
-                actor = {"state": inline_actor.get_state(), "pending": list(transport.pending)}
+                actor = {"state": inline_actor.get_state(), "pending": list(transport.pending),
+                         "features": stack}
             checkpoint.save(ckpt_path, {
                 "spec": spec, "network": net_cfg.to_dict(), "roles": list(role_names),
                 "args": dataclasses.asdict(args),
@@ -494,7 +572,7 @@ def train(args: Args) -> dict[str, Any]:
                 "optimizers": {n: opt.state_dict() for n, opt in zip(role_names, optimizers)},
                 "counters": dict(counters), "role_frames": role_frames,
                 "rng": {"torch": torch.get_rng_state(), "python": random.getstate()},
-                "actor": actor, "evaluations": evaluations,
+                "actor": actor, "evaluations": evaluations, "table_counts": table_counts,
             })
 
         # -- clocks: the budget counts this invocation's wall time; frames/s leave out the pauses
@@ -554,6 +632,8 @@ def train(args: Args) -> dict[str, Any]:
             writer.add_scalar("charts/learning_rate", optimizers[0].param_groups[0]["lr"], frames)
             if lengths:
                 writer.add_scalar("charts/episode_length", np.mean(lengths), frames)
+            if table_counts:
+                writer.add_scalar("charts/tables_played", len(table_counts), frames)
             if unscored and game.name == "doudizhu":
                 writer.add_scalar("charts/no_bid_share", np.mean(unscored), frames)
             for name, values in returns.items():
@@ -593,6 +673,8 @@ def train(args: Args) -> dict[str, Any]:
                     role_frames[batch.role] += batch.size
                     for ep in batch.episodes:
                         counters["episodes"] += 1
+                        if "table" in ep:
+                            table_counts[ep["table"]] = table_counts.get(ep["table"], 0) + 1
                         lengths.append(ep["length"])
                         unscored.append(not ep["returns"])
                         for name, value in ep["returns"].items():
@@ -635,4 +717,5 @@ def train(args: Args) -> dict[str, Any]:
                 progress.close()
         return {"run_dir": str(run_dir), "checkpoint": str(ckpt_path),
                 "frames": counters["frames"], "elapsed": counters["elapsed"],
-                "evaluations": evaluations, "interrupted": interrupted, "stopped": stopped}
+                "evaluations": evaluations, "interrupted": interrupted, "stopped": stopped,
+                "tables": dict(table_counts)}

@@ -57,16 +57,12 @@ from typing import Any
 
 import numpy as np
 
+from envs import ENV_MODULES
 from envs.core.aec import turns
 
 from . import stats
 from .errors import RunError, one_line
 
-ENV_MODULES = {
-    "daifugo": "envs.daifugo_v0",
-    "president": "envs.president_v0",
-    "doudizhu": "envs.doudizhu_v1",
-}
 DEFAULT_TABLE = {"daifugo": 4, "president": 4, "doudizhu": 3}
 DOUDIZHU_TABLES = (3, 4)
 """Dou Dizhu's table sizes (four: the two-pack game)"""
@@ -83,7 +79,7 @@ OUT_HASH_CHARS = 8
 #: the progress line's period when the output is not a terminal (a log file)
 LOG_PROGRESS_SECONDS = 60.0
 #: with ``map_chunks`` (Ray), each worker's share of the deals goes out in this many tasks
-CHUNKS_PER_WORKER = 4
+CHUNKS_PER_WORKER = 8
 STREAM_DEALS = 0
 STREAM_PLAYERS = 1
 STREAM_LADDER = 2

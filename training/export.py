@@ -7,8 +7,9 @@ writes ``cpus/NAME/cpu.json`` (spec, network settings, roles, training facts) an
 onnxruntime and numpy only. Each ONNX model maps ``(obs, hist_features, hist_movers,
 move_features, move_seg)`` to the q of each listed move (see
 :data:`policies.neural.ONNX_INPUTS`); the observation scaling is inside the model, the action
-feature table is not (the player takes it from its game, whose spec matches the recorded one,
-feature table digest included). A damaged checkpoint raises a
+feature table is not: the player takes it from its game, whose spec matches the recorded one
+(Daifugo / President: the features' schema, so the CPU scores the moves of any catalog of its
+game, any table; Dou Dizhu: the table's digest). A damaged checkpoint raises a
 :class:`~training.checkpoint.CheckpointError` naming the file.
 """
 
@@ -23,7 +24,7 @@ import torch
 
 from policies.network import FeatureScorer, NetConfig, build_network
 from policies.neural import META_FILE, META_FORMAT, ONNX_INPUTS, OUTPUT
-from policies.spec import action_features, check_spec, game_from_spec, lookup_tables
+from policies.spec import action_features, check_spec, game_from_spec, lookup_tables, seat_rows
 
 from . import checkpoint
 
@@ -39,7 +40,7 @@ def export(checkpoint_path: str | Path, out_dir: str | Path) -> Path:
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     history = cfg.history_length
-    table, movers = lookup_tables(action_features(game), game.num_players)
+    table, movers = lookup_tables(action_features(game), seat_rows(game))
     moves = 2
     example = (
         torch.zeros(1, game.layout.size),

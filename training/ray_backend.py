@@ -149,7 +149,7 @@ class RayTransport:
         worker = ray.remote(num_cpus=ACTOR_CPUS, max_restarts=RESTARTS,
                             max_task_retries=-1)(SelfPlayWorker)
         self.workers = [
-            worker.remote(a, args.game_kwargs(), net_config, args.games_per_actor,
+            worker.remote(a, args.table_kwargs(), net_config, args.games_per_actor,
                           args.exploration, args.batch_size, [args.seed, a, session],
                           args.fixed_landlord)
             for a in range(args.actors)

@@ -44,11 +44,17 @@ from .cards import (
     parse_rank_suit,
     rank_suit_text,
 )
-from .rules import MIN_RUN, Rules
+from .rules import MAX_DECKS, MAX_JOKERS, MIN_RUN, Rules
 
 PASS, SINGLE, SET, RUN, GIVE = range(5)
 KIND_NAMES = ("pass", "single", "set", "run", "give")
 RANK_BITS = (1 << NUM_RANKS) - 1
+#: the most cards one move can hold under any rules: a run of every number, or a set of
+#: every copy of a number with every joker
+MAX_MOVE_SIZE = max(NUM_RANKS, MAX_DECKS * NUM_SUITS + MAX_JOKERS)
+#: the name of the action feature table's layout (:meth:`Catalog.features`): the same width
+#: and meaning under every rules config, so one network scores the moves of any catalog
+FEATURE_SCHEMA = "daifugo-moves-1"
 
 
 @dataclass(frozen=True)
@@ -89,8 +95,18 @@ class _RunGroup:
 class Catalog:
     """Every move of a rules config, with encode/decode and fast tables for move generation."""
 
+    @staticmethod
+    def key_of(rules: Rules) -> tuple:
+        """What the catalog depends on: rules with the same key share one catalog."""
+        return (rules.decks, rules.jokers, rules.jokers_wild, rules.runs, rules.run_suits)
+
     def __init__(self, rules: Rules):
         self.rules = rules
+        self.key = self.key_of(rules)
+        self._features = None
+        #: lookup tables the engine derives from the catalog alone, filled by the first game
+        #: built on it and shared by every game that shares the catalog
+        self.engine_tables = None
         self.deck = Deck(rules.decks, rules.jokers)
         self.suited_sets = rules.decks == 1
         self.wild = rules.jokers if rules.jokers_wild else 0
@@ -424,19 +440,26 @@ class Catalog:
     # -- features for learning -------------------------------------------------------------
 
     def features(self):
-        """A static float32 table [size, F] describing each move (for the trainer): kind
-        one-hot, size, low and high rank one-hot, suits, jokers, real-card counts by rank."""
+        """A static float32 table [size, F] describing each move (for the trainer), read-only
+        and built once: kind one-hot, size, low and high rank one-hot, suits shown, jokers,
+        real-card counts by rank. Its width and scales come from the engine's limits
+        (:data:`MAX_MOVE_SIZE`, ``MAX_JOKERS``), never from these rules, so a move reads the
+        same in every catalog (:data:`FEATURE_SCHEMA`)."""
+        if self._features is None:
+            self._features = self._build_features()
+        return self._features
+
+    def _build_features(self):
         import numpy as np
 
         ranks = NUM_RANKS + 1
         width = len(KIND_NAMES) + 1 + 2 * ranks + NUM_SUITS + 1 + NUM_RANKS
         out = np.zeros((self.size, width), np.float32)
-        max_size = max(self.msize) or 1
         for m in self.moves:
             row = out[m.id]
             row[m.kind] = 1
             col = len(KIND_NAMES)
-            row[col] = m.size / max_size
+            row[col] = m.size / MAX_MOVE_SIZE
             col += 1
             if m.low >= 0:
                 row[col + m.low] = 1
@@ -445,14 +468,15 @@ class Catalog:
             for s in iter_bits(m.suits):
                 row[col + s] = 1
             col += NUM_SUITS
-            row[col] = m.jokers / 2
+            row[col] = m.jokers / MAX_JOKERS
             col += 1
             if m.kind in (SINGLE, SET) and m.low < JOKER_RANK:
-                row[col + m.low] = (m.size - m.jokers) / max_size
+                row[col + m.low] = (m.size - m.jokers) / MAX_MOVE_SIZE
             elif m.kind == RUN:
                 for r in range(m.low, m.high + 1):
                     if r not in m.joker_ranks:
-                        row[col + r] = 1 / max_size
+                        row[col + r] = 1 / MAX_MOVE_SIZE
+        out.flags.writeable = False
         return out
 
 

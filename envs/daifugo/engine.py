@@ -41,8 +41,8 @@ from .cards import (
     card_index,
     parse_rank_suit,
 )
-from .catalog import GIVE, RUN, SET, SINGLE, Catalog
-from .rules import REVOLUTION_SIZE, Rules
+from .catalog import FEATURE_SCHEMA, GIVE, RUN, SET, SINGLE, Catalog
+from .rules import REVOLUTION_SIZE, Rules, seat_rows
 
 PHASE_EXCHANGE, PHASE_PLAY, PHASE_OVER = range(3)
 PHASE_NAMES = ("exchange", "play", "over")
@@ -55,11 +55,22 @@ BYTE_VALUES = 1 << BYTE
 
 class DaifugoGame:
     """Fixed facts of one rules config. ``reward``: ``"centered"`` round points minus the mean
-    of the round (each round sums to zero) or ``"raw"`` points."""
+    of the round (each round sums to zero) or ``"raw"`` points. ``catalog``: the catalog of
+    another game whose rules have the same :meth:`Catalog.key_of` (games of many tables then
+    share one; building a catalog is the slow part)."""
 
-    version = 0
+    version = 1
+    #: why an observation of an older version cannot be read by this one
+    obsolete_versions = {
+        0: "its observation was tied to one rule set, player count and round count",
+    }
+    #: the observation carries every rule that changes play, so one network reads every
+    #: table of the game (:mod:`envs.daifugo.observation`)
+    observes_rules = True
+    action_feature_schema = FEATURE_SCHEMA
 
-    def __init__(self, rules: Rules | None = None, reward: str = "centered"):
+    def __init__(self, rules: Rules | None = None, reward: str = "centered",
+                 catalog: Catalog | None = None):
         from .observation import build_layout  # local: observation imports this module
 
         if rules is None:
@@ -71,7 +82,13 @@ class DaifugoGame:
             raise ValueError(f"reward must be one of {REWARD_MODES}, got {reward!r}")
         self.reward_mode = reward
         self.name = rules.preset_name
-        self.catalog = cat = Catalog(rules)
+        if catalog is not None and catalog.key != Catalog.key_of(rules):
+            raise ValueError(f"catalog of rules {catalog.key} given for rules "
+                             f"{Catalog.key_of(rules)}")
+        self.catalog = cat = catalog or Catalog(rules)
+        #: seat rows of the observation and of the history's movers: the largest table of
+        #: the preset, whatever this table's size
+        self.seat_rows = seat_rows(rules.preset_name)
         self.deck = deck = cat.deck
         self.num_players = rules.players
         self.num_actions = cat.size
@@ -83,8 +100,18 @@ class DaifugoGame:
         self.round_rewards = tuple(
             (p - mean if reward == "centered" else float(p)) for p in rules.points
         )
+        self.spade_three = cat.single_id[RANK_3][SUIT_SPADES]
+        self.diamond_three_bit = 1 << card_index(RANK_3, SUIT_DIAMONDS)
+        self.suit_field = (1 << NUM_RANKS) - 1
+        # tables of the catalog alone: built by its first game, shared by the others
+        if cat.engine_tables is None:
+            cat.engine_tables = self._catalog_tables()
+        self.stronger, self.give_key, self._transpose, self.real_ranks = cat.engine_tables
+
+    def _catalog_tables(self) -> tuple:
+        cat, deck = self.catalog, self.deck
         # stronger[rev][p]: ranks that beat rank p in that order; with_equal adds p itself
-        self.stronger = tuple(
+        stronger = tuple(
             tuple(
                 tuple(r for r in range(NUM_RANKS) if (r < p if rev else r > p))
                 + ((p,) if equal else ())
@@ -93,22 +120,20 @@ class DaifugoGame:
             for rev in (False, True)
             for equal in (False, True)
         )
-        self.spade_three = cat.single_id[RANK_3][SUIT_SPADES]
-        self.diamond_three_bit = 1 << card_index(RANK_3, SUIT_DIAMONDS)
         # strength for the exchange: normal order, jokers on top, spade > heart > diamond > club
-        self.give_key = tuple(
+        give_key = tuple(
             (JOKER_RANK, 0, i)
             if deck.is_joker(i)
             else (deck.rank_suit(i)[0], NUM_SUITS - deck.rank_suit(i)[1], i)
             for i in range(deck.size)
         )
         # suit_ranks tables: byte k of a 52-bit presence mask -> 4 packed 13-bit suit masks
-        self._transpose = [
+        transpose = [
             [self._transpose_byte(k, b) for b in range(BYTE_VALUES)]
             for k in range((CARDS_PER_DECK + BYTE - 1) // BYTE)
         ]
-        self.suit_field = (1 << NUM_RANKS) - 1
-        self.real_ranks = tuple(self._real_ranks(a) for a in range(cat.size))
+        real_ranks = tuple(self._real_ranks(a) for a in range(cat.size))
+        return stronger, give_key, transpose, real_ranks
 
     # -- tables --------------------------------------------------------------------------------
 

@@ -1,9 +1,13 @@
 """Observations and text rendering for Daifugo / President, written from ``(state, seat)`` only.
 
-The observation is one float32 vector cut into named slices (:func:`build_layout`). Rows that
-describe seats are seat-relative: row 0 is the observer, row 1 the next seat in turn order.
-Card fields have one slot per (rank, suit), rank-major in the normal order (``3s 3h 3d 3c 4s
-... 2c``), holding how many copies, then one slot with the number of jokers.
+The observation is one float32 vector cut into named slices (:func:`build_layout`). Its size,
+its fields and their bounds are the same for every table of a preset, whatever its rules,
+player count or round count: one network reads every table of its game. Rows that describe
+seats are seat-relative: row 0 is the observer, row 1 the next seat in turn order; there is a
+row for every seat of the preset's largest table (``P``: Daifugo 4, President 8) and the rows
+past this table's seats are zeros, with ``present`` 0. Card fields have one slot per (rank,
+suit), rank-major in the normal order (``3s 3h 3d 3c 4s ... 2c``), holding how many copies,
+then one slot with the number of jokers (0 when the deck has none).
 
 =============== ============ =============================================================
 field           shape        content
@@ -13,6 +17,7 @@ played          (K,)         cards played this round with their suits shown (pil
 pile_cards      (K,)         the cards of the play on the pile (of an unsuited play: its jokers)
 gave            (K,)         cards this seat gave in this round's exchange
 received        (K,)         cards this seat received in this round's exchange
+present         (P,)         1 for the rows of the seats at this table
 hand_counts     (P,)         cards held per seat
 pile_shape      (4,)         one-hot: empty, single, set, run
 pile_size       (1,)         cards in the pile's play
@@ -26,77 +31,122 @@ titles          (P, P)       one-hot place in the previous round (title)
 flags           (4,)         revolution, jack back, order reversed, pile locked
 lock_suits      (4,)         the locked suits
 to_give         (1,)         cards this seat still has to give back in the exchange
-round           (R,)         one-hot round of the match
-scores          (P,)         points so far
+round           (1,)         rounds of the match already over (0 in the first)
+rounds          (1,)         rounds in the match
+rounds_left     (1,)         rounds still to come after this one
+scores          (P,)         points so far over the most a match can give (rounds x the
+                             largest points of a place, in absolute value): in [-1, 1]
 phase           (3,)         one-hot: exchange, play, over
 to_move         (P,)         one-hot seat to move
 played_ranks    (13,)        real cards of this round's unsuited plays, per rank (*)
 pile_ranks      (13,)        real cards of the pile's play per rank, when it is unsuited (*)
+switches        (S,)         every on/off rule of :class:`~envs.daifugo.rules.Rules`, in the
+                             order of :data:`SWITCHES`: 1 when on
+choices         (C,)         one-hot per rule with named options (:data:`CHOICES`: run
+                             suits, first leader, later leader, later dealing)
+decks           (1,)         packs of 52 in the deck
+jokers          (1,)         jokers in the deck
+exchange        (P // 2,)    cards given per tier of the exchange (top pair first)
+place_points    (P,)         points of each place (1st first) over the largest in absolute
+                             value
 =============== ============ =============================================================
 
-``K = 52 + (1 if jokers)``, ``P`` players, ``R`` rounds; the sizes are derived, never typed.
+``K = 52 + 1``, ``P`` the seat rows; ``S`` and ``C`` come from the rules config's fields; the
+sizes are derived from the engine's limits, never typed.
 
-(*) Only under rules with *unsuited* plays, where the player names ranks and no suits: sets
-of two decks (``7 7``) and any-suit runs (``3 4 5``). The engine picks which copies leave the
-hand, so their suits would tell the other seats which cards stay in it; the observation
-counts those cards by rank instead, and ``played``/``pile_cards`` leave them out. Rules
-without unsuited plays (one deck, same-suit runs: every Daifugo preset) have neither field.
+(*) Rules with *unsuited* plays, where the player names ranks and no suits: sets of two
+decks (``7 7``) and any-suit runs (``3 4 5``). The engine picks which copies leave the hand,
+so their suits would tell the other seats which cards stay in it; the observation counts
+those cards by rank instead, and ``played``/``pile_cards`` leave them out. Under rules
+without unsuited plays (one deck, same-suit runs: every Daifugo preset) both fields are zeros.
 """
 
 from __future__ import annotations
+
+import dataclasses
+from math import ceil
 
 import numpy as np
 
 from ..core.bits import iter_bits
 from ..core.layout import ObsLayout
 from .cards import CARDS_PER_DECK, NUM_RANKS, NUM_SUITS, SUITS
-from .catalog import KIND_NAMES
+from .catalog import KIND_NAMES, MAX_MOVE_SIZE
+from .rules import (
+    DEALING_LATER,
+    LEADERS_FIRST,
+    LEADERS_LATER,
+    MAX_DECKS,
+    MAX_JOKERS,
+    MAX_ROUNDS,
+    MIN_PLAYERS,
+    RUN_SUITS,
+    Rules,
+)
 
 PILE_SHAPES = ("empty", "single", "set", "run")
 FLAGS = ("revolution", "jack_back", "reversed", "locked")
 PHASES = ("exchange", "play", "over")
 CARD_FIELDS = ("hand", "played", "pile_cards", "gave", "received")
 WORD = 64
+#: every on/off rule of the rules config, in its field order
+SWITCHES = tuple(f.name for f in dataclasses.fields(Rules) if f.type == "bool")
+#: the rules with named options, and their options (one-hot each)
+CHOICES = {
+    "run_suits": RUN_SUITS,
+    "first_leader": LEADERS_FIRST,
+    "later_leader": LEADERS_LATER,
+    "later_dealing": DEALING_LATER,
+}
+#: the most cards of any deck, and the most a hand is dealt (fewest players)
+MAX_CARDS = MAX_DECKS * CARDS_PER_DECK + MAX_JOKERS
+MAX_HAND = ceil(MAX_CARDS / MIN_PLAYERS)
+CARD_SLOTS = CARDS_PER_DECK + 1
 
 
 def build_layout(game) -> ObsLayout:
-    rules = game.rules
-    deck = game.deck
-    players = rules.players
-    k = CARDS_PER_DECK + (1 if deck.jokers else 0)
-    per_slot = max(deck.decks, deck.jokers)
+    """The layout of a preset: it reads only ``game.seat_rows`` and the engine's limits."""
+    rows = game.seat_rows
     ranks = NUM_RANKS + 1
-    rank_copies = deck.decks * NUM_SUITS
-    points_lo = min(rules.points) * rules.rounds
-    points_hi = max(rules.points) * rules.rounds
+    rank_copies = MAX_DECKS * NUM_SUITS
     return ObsLayout(
         [
-            *[(name, (k,), 0, per_slot) for name in CARD_FIELDS],
-            ("hand_counts", (players,), 0, deck.size),
+            *[(name, (CARD_SLOTS,), 0, max(MAX_DECKS, MAX_JOKERS)) for name in CARD_FIELDS],
+            ("present", (rows,)),
+            ("hand_counts", (rows,), 0, MAX_CARDS),
             ("pile_shape", (len(PILE_SHAPES),)),
-            ("pile_size", (1,), 0, max(rules.max_set_size, NUM_RANKS)),
+            ("pile_size", (1,), 0, MAX_MOVE_SIZE),
             ("pile_low", (ranks,)),
             ("pile_high", (ranks,)),
-            ("pile_owner", (players,)),
-            ("passed", (players,)),
-            ("active", (players,)),
-            ("places", (players, players)),
-            ("titles", (players, players)),
+            ("pile_owner", (rows,)),
+            ("passed", (rows,)),
+            ("active", (rows,)),
+            ("places", (rows, rows)),
+            ("titles", (rows, rows)),
             ("flags", (len(FLAGS),)),
             ("lock_suits", (NUM_SUITS,)),
-            ("to_give", (1,), 0, max(rules.exchange, default=0)),
-            ("round", (rules.rounds,)),
-            ("scores", (players,), points_lo, points_hi),
+            ("to_give", (1,), 0, MAX_HAND),
+            ("round", (1,), 0, MAX_ROUNDS - 1),
+            ("rounds", (1,), 0, MAX_ROUNDS),
+            ("rounds_left", (1,), 0, MAX_ROUNDS - 1),
+            ("scores", (rows,), -1, 1),
             ("phase", (len(PHASES),)),
-            ("to_move", (players,)),
-            *(
-                [("played_ranks", (NUM_RANKS,), 0, rank_copies),
-                 ("pile_ranks", (NUM_RANKS,), 0, rank_copies)]
-                if game.catalog.has_unsuited
-                else []
-            ),
+            ("to_move", (rows,)),
+            ("played_ranks", (NUM_RANKS,), 0, rank_copies),
+            ("pile_ranks", (NUM_RANKS,), 0, rank_copies),
+            ("switches", (len(SWITCHES),)),
+            ("choices", (sum(len(options) for options in CHOICES.values()),)),
+            ("decks", (1,), 0, MAX_DECKS),
+            ("jokers", (1,), 0, MAX_JOKERS),
+            ("exchange", (rows // 2,), 0, MAX_HAND),
+            ("place_points", (rows,), -1, 1),
         ]
     )
+
+
+def _largest(values) -> int:
+    """The largest absolute value (1 when every value is 0), to scale points by."""
+    return max(max(abs(v) for v in values), 1)
 
 
 class _Writer:
@@ -105,6 +155,7 @@ class _Writer:
     def __init__(self, game):
         layout = game.layout
         deck = game.deck
+        rules = game.rules
         self.layout = layout
         self.sl = layout.slices
         self.words = (deck.size + WORD - 1) // WORD
@@ -122,8 +173,30 @@ class _Writer:
         ):
             raise AssertionError("the card fields must open the layout, back to back")
         #: start of every other field, counted from the end of the card fields
-        self.offset = {n: sl.start - self.card_end for n, sl in layout.slices.items()}
+        self.offset = o = {n: sl.start - self.card_end for n, sl in layout.slices.items()}
         self.has_unsuited = game.catalog.has_unsuited
+        self.last_round = rules.rounds - 1
+        self.score_scale = 1.0 / (rules.rounds * _largest(rules.points))
+        # the fields that only the table sets (its seats and rules): written once here, each
+        # observation starts from a copy
+        tail = [0.0] * (layout.size - self.card_end)
+        for row in range(game.num_players):
+            tail[o["present"] + row] = 1.0
+        for i, name in enumerate(SWITCHES):
+            tail[o["switches"] + i] = float(getattr(rules, name))
+        col = o["choices"]
+        for name, options in CHOICES.items():
+            tail[col + options.index(getattr(rules, name))] = 1.0
+            col += len(options)
+        tail[o["rounds"]] = rules.rounds
+        tail[o["decks"]] = rules.decks
+        tail[o["jokers"]] = rules.jokers
+        for tier, count in enumerate(rules.exchange):
+            tail[o["exchange"] + tier] = count
+        top = _largest(rules.points)
+        for place, points in enumerate(rules.points):
+            tail[o["place_points"] + place] = points / top
+        self.template = tail
 
 
 def _writer(game) -> _Writer:
@@ -137,6 +210,7 @@ def observe(game, state, seat: int, out: np.ndarray | None = None) -> np.ndarray
     w = _writer(game)
     obs = np.empty(w.layout.size, np.float32) if out is None else out
     players = game.num_players
+    rows = game.seat_rows
     order = [(seat + i) % players for i in range(players)]
 
     # the five card fields (contiguous at the start) in one unpack: each mask in its own
@@ -162,19 +236,22 @@ def observe(game, state, seat: int, out: np.ndarray | None = None) -> np.ndarray
         cards[:, :CARDS_PER_DECK] += bits[:, copy * CARDS_PER_DECK : (copy + 1) * CARDS_PER_DECK]
     if w.jokers:
         cards[:, CARDS_PER_DECK] = bits[:, w.real : w.real + w.jokers].sum(axis=1)
+    else:
+        cards[:, CARDS_PER_DECK] = 0
 
-    # every other field: filled in a Python list, copied once
-    tail = [0.0] * (w.layout.size - w.card_end)
+    # every other field: a copy of the table's fields, the state's written in, copied once
+    tail = w.template.copy()
     o = w.offset
+    scale = w.score_scale
     for row, s in enumerate(order):
         tail[o["hand_counts"] + row] = state.hands[s].bit_count()
         tail[o["passed"] + row] = state.passed >> s & 1
         tail[o["active"] + row] = state.active >> s & 1
         if state.places[s] >= 0:
-            tail[o["places"] + row * players + state.places[s]] = 1
+            tail[o["places"] + row * rows + state.places[s]] = 1
         if state.titles[s] >= 0:
-            tail[o["titles"] + row * players + state.titles[s]] = 1
-        tail[o["scores"] + row] = state.scores[s]
+            tail[o["titles"] + row * rows + state.titles[s]] = 1
+        tail[o["scores"] + row] = state.scores[s] * scale
     if w.has_unsuited:
         deck = game.deck
         for r, n in enumerate(deck.rank_counts(state.unsuited)):
@@ -198,7 +275,9 @@ def observe(game, state, seat: int, out: np.ndarray | None = None) -> np.ndarray
     for s in iter_bits(state.lock):
         tail[o["lock_suits"] + s] = 1
     tail[o["to_give"]] = sum(e[2] for e in state.pending if e[0] == seat)
-    tail[o["round"] + min(state.round, game.rules.rounds - 1)] = 1
+    current = min(state.round, w.last_round)
+    tail[o["round"]] = current
+    tail[o["rounds_left"]] = w.last_round - current
     tail[o["phase"] + state.phase] = 1
     if state.current_player >= 0:
         tail[o["to_move"] + (state.current_player - seat) % players] = 1

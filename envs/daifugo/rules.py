@@ -57,8 +57,10 @@ from ..core.checks import as_bool, as_int, as_str
 from .cards import CARDS_PER_DECK, NUM_RANKS
 
 MIN_PLAYERS, MAX_PLAYERS = 3, 8
-#: most rounds in a match (the table offers 3, 5 or 7; the observation grows with them)
+#: most rounds in a match (the table offers 3, 5 or 7)
 MAX_ROUNDS = 20
+#: most packs of 52 and most jokers a deck may have
+MAX_DECKS, MAX_JOKERS = 2, 2
 MIN_RUN = 3
 REVOLUTION_SIZE = 4
 #: President (docs/rules.md): one pack up to 5 players, two packs from 6.
@@ -71,6 +73,17 @@ DAIFUGO_TITLES = {
 DAIFUGO_POINTS = {3: (2, 1, 0), 4: (3, 2, 1, 0)}
 DAIFUGO_EXCHANGE = {3: (1,), 4: (2, 1)}
 DAIFUGO_ROUNDS = (3, 5, 7)
+#: the player counts each preset plays (the observation has a seat row for the largest)
+PRESET_PLAYERS = {
+    "daifugo": tuple(sorted(DAIFUGO_TITLES)),
+    "president": tuple(range(MIN_PLAYERS, MAX_PLAYERS + 1)),
+}
+
+
+def seat_rows(preset_name: str) -> int:
+    """Seat rows of the observation for a preset: its largest table (every player count of
+    the preset then shares one observation layout)."""
+    return max(PRESET_PLAYERS.get(preset_name, (MAX_PLAYERS,)))
 
 
 def president_titles(players: int) -> tuple[str, ...]:
@@ -177,10 +190,14 @@ class Rules:
             bad(f"players must be {MIN_PLAYERS}..{MAX_PLAYERS}, got {self.players}")
         if not 1 <= self.rounds <= MAX_ROUNDS:
             bad(f"rounds must be 1..{MAX_ROUNDS}, got {self.rounds}")
-        if self.decks not in (1, 2):
-            bad(f"decks must be 1 or 2, got {self.decks}")
-        if not 0 <= self.jokers <= 2:
-            bad(f"jokers must be 0, 1 or 2, got {self.jokers}")
+        allowed = PRESET_PLAYERS.get(name)
+        if allowed is not None and self.players not in allowed:
+            bad(f"players must be {min(allowed)}..{max(allowed)} for this preset, got "
+                f"{self.players}")
+        if not 1 <= self.decks <= MAX_DECKS:
+            bad(f"decks must be 1..{MAX_DECKS}, got {self.decks}")
+        if not 0 <= self.jokers <= MAX_JOKERS:
+            bad(f"jokers must be 0..{MAX_JOKERS}, got {self.jokers}")
         if self.run_suits not in RUN_SUITS:
             bad(f"run_suits must be one of {RUN_SUITS}, got {self.run_suits!r}")
         if self.first_leader not in LEADERS_FIRST:
@@ -211,7 +228,7 @@ class Rules:
         cards = self.decks * CARDS_PER_DECK + self.jokers
         if cards < self.players * 2:
             bad(f"{cards} cards are too few for {self.players} players")
-        if min(self.exchange, default=0) > cards // self.players:
+        if max(self.exchange, default=0) > cards // self.players:
             bad("exchange asks for more cards than a hand holds")
 
     # -- presets ----------------------------------------------------------------------------

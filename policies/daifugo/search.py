@@ -249,6 +249,9 @@ class HardPlayer(DeterminizedSearch, MediumPlayer):
         root = game.from_view(view, hands)
         return root if root.phase == PHASE_PLAY else None
 
+    def rollout_move(self, state, legal: list[int], rnd: random.Random) -> int:
+        return self.rollout.choose(state, legal, rnd)
+
     def playout_value(self, state, seat: int, action: int, rnd: random.Random) -> float:
         """The points of ``seat``'s place in the round."""
         return self.game.rules.points[self.rollout.playout(state, seat, action, rnd)]

@@ -87,30 +87,26 @@ class RolloutPolicy:
             main[a] + CONTROL_KEY * bomb[a] for a in range(cat.num_actions)
         )
 
+    def choose(self, state, legal: list[int], rnd: random.Random) -> int:
+        """The policy's move among ``legal`` (two or more)."""
+        if rnd.random() < ROLLOUT_EPSILON:
+            return legal[rnd.randrange(len(legal))]
+        if state.pile < 0:
+            return min(legal, key=self.lead_key.__getitem__)
+        landlord = state.landlord
+        if state.current_player != landlord and state.pile_owner != landlord:
+            return self.pass_id  # the partner's play stands
+        return min(legal[1:], key=self.reply_key.__getitem__)
+
     def playout(self, state, seat: int, first: int, rnd: random.Random) -> float:
         """Play ``first`` then on to the end; ``seat``'s return (in stakes)."""
         action = first
-        landlord = state.landlord
         while True:
             rewards = state.apply(action)
             if rewards is not None:
                 return rewards[seat]
             legal = state.legal_actions()
-            if len(legal) == 1:
-                action = legal[0]
-                continue
-            if rnd.random() < ROLLOUT_EPSILON:
-                action = legal[rnd.randrange(len(legal))]
-                continue
-            if state.pile < 0:
-                action = min(legal, key=self.lead_key.__getitem__)
-                continue
-            me = state.current_player
-            owner = state.pile_owner
-            if me != landlord and owner != landlord:
-                action = self.pass_id  # the partner's play stands
-                continue
-            action = min(legal[1:], key=self.reply_key.__getitem__)
+            action = legal[0] if len(legal) == 1 else self.choose(state, legal, rnd)
 
 
 class SearchPlayer(DeterminizedSearch, HardPlayer):
@@ -145,6 +141,9 @@ class SearchPlayer(DeterminizedSearch, HardPlayer):
 
     def sampler(self, game, view) -> HandSampler:
         return HandSampler(view)
+
+    def rollout_move(self, state, legal: list[int], rnd: random.Random) -> int:
+        return self.rollout.choose(state, legal, rnd)
 
     def playout_value(self, state, seat: int, action: int, rnd: random.Random) -> float:
         """``seat``'s return in stakes."""

@@ -1,12 +1,12 @@
 """# Daifugo (Daihinmin)
 
-| Import             | `from envs import daifugo_v0`                                   |
+| Import             | `from envs import daifugo_v1`                                   |
 |--------------------|-----------------------------------------------------------------|
-| Creation           | `daifugo_v0.env(players=4)` or `pettingzoo.make("aec", "climbrl/daifugo-v0")` |
+| Creation           | `daifugo_v1.env(players=4)` or `pettingzoo.make("aec", "climbrl/daifugo-v1")` |
 | Actions            | Discrete (catalog of every play, pass and exchange give)        |
 | Parallel API       | No                                                              |
 | Agents             | `['player_0', ..., 'player_{N-1}']` (seats; titles are attributes) |
-| Players            | 3 or 4 (`preset="president"`: 3-8; see `president_v0`)          |
+| Players            | 3 or 4 (`preset="president"`: 3-8; see `president_v1`)          |
 | Action space       | `Discrete(catalog size)`: 7989 with the default rules           |
 | Observation        | `{"observation": Box(float32), "action_mask": Box(int8)}`       |
 
@@ -18,7 +18,7 @@ fall of the capital, jack back, illegal finish). ``docs/rules.md`` states every 
 ## Arguments
 
 ```python
-daifugo_v0.env(players=4, rounds=3, preset="daifugo", render_mode=None,
+daifugo_v1.env(players=4, rounds=3, preset="daifugo", render_mode=None,
                reward="centered", illegal_reward=-1, **house_rules)
 ```
 
@@ -49,15 +49,25 @@ step. Seats that cannot act (finished, or passed under strict passing) are skipp
 
 `observation` is a float32 vector of named, seat-relative slices (row 0 is you), documented
 in :mod:`envs.daifugo.observation` and printable with
-`env.unwrapped.game.layout.describe()`. `action_mask` is 1 for the legal ids of the agent to
-move and all zeros for every other agent. `env.unwrapped.view(seat)` gives the same
-information as plain Python values (cards as text) for bots, tests and the terminal player;
-nothing in it depends on another seat's hidden cards, so it is safe to send to that seat.
-In an *unsuited* play, where the player names ranks only (a two-deck set `7 7`, an any-suit
-run `3 4 5`), the engine picks which copies leave the hand; their suits would give away the
-cards left in it, so such a play is public by rank only (observation fields `played_ranks`
-and `pile_ranks`, which exist only under rules with such plays; `view["played_ranks"]`).
-`render()` shows every hand: it is a spectator's picture, not for a seat.
+`env.unwrapped.game.layout.describe()`. It carries the table: its seats (a row for every
+seat of the preset's largest table, 4 for Daifugo and 8 for President, each with a
+`present` flag), every rule that changes play (`switches`, `choices`, `decks`, `jokers`,
+`exchange`, `place_points`) and the round as scalars (`round`, `rounds`, `rounds_left`).
+Its size (Daifugo 427, President 557), fields and bounds are the same for every table of
+the preset, so one network plays them all. `action_mask` is 1 for the legal ids of the
+agent to move and all zeros for every other agent. `env.unwrapped.view(seat)` gives the
+same information as plain Python values (cards as text) for bots, tests and the terminal
+player; nothing in it depends on another seat's hidden cards, so it is safe to send to
+that seat. In an *unsuited* play, where the player names ranks only (a two-deck set `7 7`,
+an any-suit run `3 4 5`), the engine picks which copies leave the hand; their suits would
+give away the cards left in it, so such a play is public by rank only (observation fields
+`played_ranks` and `pile_ranks`, zeros under rules without such plays;
+`view["played_ranks"]`). `render()` shows every hand: it is a spectator's picture, not for
+a seat.
+
+The action catalog differs with the rules (jokers, decks, runs), but every move's row of
+`env.unwrapped.game.action_features()` has the same width and meaning in every catalog
+(`envs.daifugo.catalog.FEATURE_SCHEMA`), so a network scores the moves of any table.
 
 ## Rewards and episode
 
@@ -83,6 +93,18 @@ the whole deal: keep it to the operator, never hand it to a seat during play.
   same-suit rules keep their layout. Rules switches must be bools and counts ints; `rounds`
   is 1..20; actions, seats, seeds and options are checked, not converted; set-ups whose
   exchange empties a hand are refused.
+* v1: the observation carries the table's rules, so that one trained network plays every
+  table of its game (v0's was sized by the rules: a one-hot round of `rounds` slots, seat
+  rows of the table's size, card fields with a joker slot only when the deck had jokers, no
+  house-rule inputs; a network trained on it could play only the one table it was trained
+  on). Now the size and fields are the same for every rules config, player count and round
+  count of the preset: seat rows padded to the largest table with a `present` flag, card
+  fields always with the joker slot, `played_ranks`/`pile_ranks` always there, the round and
+  the match's round count as scalars, scores scaled to [-1, 1], and new fields for every rule
+  that changes play (`switches`, `choices`, `decks`, `jokers`, `exchange`, `place_points`).
+  Action features are scaled by the engine's limits instead of the catalog's largest move,
+  so a move's features read the same in every catalog. Rules refuse an exchange count larger
+  than a hand (v0 checked only the smallest) and a player count outside the preset's.
 """
 
 from __future__ import annotations
@@ -91,7 +113,7 @@ from .core.aec import CardGameEnv, wrap
 from .daifugo.engine import DaifugoGame
 from .daifugo.rules import Rules
 
-NAME = "daifugo_v0"
+NAME = "daifugo_v1"
 
 
 def env(**kwargs):

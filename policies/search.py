@@ -1,0 +1,195 @@
+"""``search:<cpu>``: a trained network that searches at play time, the strongest CPU level.
+
+The network (any CPU :func:`policies.neural.load` reads: an exported folder or a checkpoint)
+ranks the legal moves; the determinized Monte Carlo of the game's ``scripted-hard`` player
+(:class:`policies.montecarlo.DeterminizedSearch`, with that game's hand sampler, position
+rebuild and fast rollout policy) then checks the network's best candidates. Each decision of
+the play phase:
+
+1. the network's q value (its expected return) of every legal move; the candidates are its
+   ``top_k`` best, then the first ``scripted`` moves of the scripted hard player's own ranking
+   not among them;
+2. the scripted search plays every candidate out from the same determinizations (hidden hands
+   dealt consistently with this seat's view, never from the other seats' cards), ``rollouts``
+   playouts in all (or until ``time_ms``);
+   with ``leaf=true`` each playout stops instead at this seat's next decision, valued by the
+   network's best q there (at the end of the game: its return; when this seat's round is
+   scored first but the match goes on: the network's q of the candidate), the leaves of a
+   decision scored in one batch;
+3. the network's first choice stands unless another candidate's mean paired gain over it, plus
+   ``prior`` times its q deficit (q of the candidate minus q of the first choice, never
+   positive), beats it by more than ``switch_z`` standard errors of the paired difference.
+
+Decisions outside the play phase (Daifugo's exchange of cards, Dou Dizhu's bidding) and forced
+moves are the network's alone. Every random draw comes from the player's seeded generator.
+
+Spec: ``search:<path>`` with knobs after colons, ``search:cpus/daifugo:top_k=4:rollouts=400``;
+in ``configs/cpus.yaml`` the path is read from the config's folder, like a bare CPU path
+(``hard: search:../cpus/daifugo``).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from envs.core.checks import as_int_in, as_real
+
+from .base import Player, legal_ids
+from .montecarlo import DEFAULT_SWITCH_Z, DeterminizedSearch, paired_pick
+
+PREFIX = "search"
+SEPARATOR = ":"
+#: the phase, in both engines' views, whose moves the scripted search can play out
+PLAY_PHASE = "play"
+DEFAULT_TOP_K = 4
+DEFAULT_SCRIPTED = 0
+DEFAULT_ROLLOUTS = 400
+DEFAULT_PRIOR = 0.0
+
+
+def is_spec(spec: Any) -> bool:
+    """``spec`` names a searching CPU (``search:<path>...``)."""
+    return isinstance(spec, str) and spec.strip().startswith(PREFIX + SEPARATOR)
+
+
+def split_spec(spec: str) -> tuple[str, list[str]]:
+    """``"search:cpus/x:top_k=3"`` -> ``("cpus/x", ["top_k=3"])``: the CPU path and the knob
+    texts (for :func:`policies.registry.parse_spec`)."""
+    if not is_spec(spec):
+        raise ValueError(f"a searching CPU is named {PREFIX}{SEPARATOR}<cpu path>, got {spec!r}")
+    path, *knobs = spec.strip()[len(PREFIX) + 1 :].split(SEPARATOR)
+    if not path.strip():
+        raise ValueError(f"player spec {spec!r} names no CPU path after {PREFIX}{SEPARATOR}")
+    return path.strip(), knobs
+
+
+class NetworkSearch(Player):
+    """A network's ranking checked by the scripted hard player's search (module docstring).
+
+    ``network``: a :class:`policies.neural.NeuralPlayer` (its ``scores``); ``make_searcher``:
+    ``(**knobs) -> DeterminizedSearch`` player of the game (``scripted-hard`` with the budget
+    knobs ``rollouts``, ``time_ms``, ``switch_z``). Knobs: ``top_k``, ``scripted``, ``prior``,
+    ``leaf`` and those three; ``time_ms`` caps a decision's search (0 = no cap; a timed player no
+    longer replays exactly).
+    """
+
+    name = PREFIX
+    KNOBS = ("top_k", "scripted", "prior", "leaf", "rollouts", "time_ms", "switch_z")
+
+    def __init__(self, network, make_searcher: Callable[..., DeterminizedSearch], seed=None,
+                 name: str | None = None, top_k: int = DEFAULT_TOP_K,
+                 scripted: int = DEFAULT_SCRIPTED, prior: float = DEFAULT_PRIOR,
+                 leaf: bool = False, rollouts: int = DEFAULT_ROLLOUTS, time_ms: float = 0.0,
+                 switch_z: float = DEFAULT_SWITCH_Z, **knobs):
+        super().__init__(seed)
+        if name is not None:
+            self.name = name
+        self.unknown_knobs(knobs)
+        self.top_k = as_int_in(top_k, "top_k", 1)
+        self.scripted = as_int_in(scripted, "scripted", 0)
+        self.prior = as_real(prior, "prior")
+        if self.prior < 0:
+            raise ValueError(f"prior must be >= 0, got {prior!r}")
+        if leaf not in (True, False):  # 0 and 1 too
+            raise ValueError(f"leaf must be true or false, got {leaf!r}")
+        self.leaf = bool(leaf)
+        self.network = network
+        self.searcher = make_searcher(rollouts=rollouts, time_ms=time_ms, switch_z=switch_z,
+                                      candidates=max(self.scripted, 1))
+        if not isinstance(self.searcher, DeterminizedSearch):
+            raise TypeError(f"{self.name!r}: the searcher {self.searcher!r} is not a "
+                            "DeterminizedSearch player")
+        self.searcher.rng = self.rng
+
+    @property
+    def rollouts(self) -> int:
+        return self.searcher.rollouts
+
+    @property
+    def switch_z(self) -> float:
+        return self.searcher.switch_z
+
+    def seed(self, seed) -> None:
+        super().seed(seed)
+        self.searcher.rng = self.rng  # one stream: the search draws from the player's own
+
+    def bind(self, game) -> NetworkSearch:
+        """Attach to ``game``: the network checks it is the game it was trained on (naming
+        what differs), the scripted search that it can play it."""
+        if game is not self.game:
+            self.network.bind(game)
+            self.searcher.bind(game)
+            self.game = game
+        return self
+
+    def candidates(self, observation, view) -> tuple[list[int], list[float]]:
+        """The moves to search, the network's first choice first, and each one's q."""
+        legal, q = self.network.scores(observation, view)
+        order = np.argsort(-q, kind="stable")
+        moves = [int(legal[i]) for i in order[: self.top_k]]
+        if self.scripted and len(legal) > 1:
+            extra = [a for a in self.searcher.ranked(view, legal.tolist()) if a not in moves]
+            moves += extra[: self.scripted]
+        by_move = dict(zip(legal.tolist(), q.tolist()))
+        return moves, [by_move[a] for a in moves]
+
+    def act(self, observation, view) -> int:
+        self._require_game()
+        legal = legal_ids(observation)
+        if len(legal) == 1:
+            return legal[0]
+        moves, q = self.candidates(observation, view)
+        if len(moves) == 1 or view["phase"] != PLAY_PHASE:
+            return moves[0]
+        if self.leaf:
+            values = self.leaf_values(view, moves, q)
+        else:
+            values = self.searcher.playout_values(view, moves)
+        bonus = [self.prior * (qa - q[0]) for qa in q]
+        return moves[paired_pick(values, self.switch_z, bonus)]
+
+    def leaf_values(self, view, moves: list[int], q: list[float]) -> list[list[float]]:
+        """Each candidate's values from playouts cut at this seat's next decision (module
+        docstring, ``leaf``), paired like :meth:`DeterminizedSearch.playout_values`."""
+        game, seat = self.game, view["seat"]
+        values: list[list[float]] = [[] for _ in moves]
+        leaves = []  # (candidate, its playout, leaf state)
+        for root, seed in self.searcher.determinizations(view, len(moves)):
+            for i, action in enumerate(moves):
+                value, leaf = self.descend(root.clone(), seat, action, random.Random(seed))
+                values[i].append(q[i] if value is None else value)
+                if leaf is not None:
+                    leaves.append((i, len(values[i]) - 1, leaf))
+        if leaves:
+            observations, views = [], []
+            for _i, _j, state in leaves:
+                mask = np.zeros(game.num_actions, np.int8)
+                mask[state.legal_actions()] = 1
+                observations.append({"observation": game.observe(state, seat),
+                                     "action_mask": mask})
+                leaf_view = state.view(seat)
+                leaf_view["history"] = [*view["history"], *leaf_view["history"]]
+                views.append(leaf_view)
+            for (i, j, _state), (_legal, leaf_q) in zip(
+                    leaves, self.network.scores_batch(observations, views)):
+                values[i][j] += float(leaf_q.max())
+        return values
+
+    def descend(self, state, seat: int, action: int, rnd: random.Random):
+        """Play ``action``, then the rollout policy for the others until ``seat`` moves again:
+        ``(reward on the way, that state)``; ``(return, None)`` when the game ends first,
+        ``(None, None)`` when ``seat``'s round is scored first and the match goes on."""
+        total = 0.0
+        while True:
+            rewards = state.apply(action)
+            if rewards is not None:
+                return (total + rewards[seat], None) if state.terminal else (None, None)
+            if state.current_player == seat:
+                return total, state
+            legal = state.legal_actions()
+            action = legal[0] if len(legal) == 1 else self.searcher.rollout_move(state, legal, rnd)
+
