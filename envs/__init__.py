@@ -3,7 +3,9 @@
 ``from envs import daifugo_v1, president_v1, doudizhu_v1`` imports an environment module;
 importing :mod:`envs` registers them with PettingZoo so that
 ``pettingzoo.make("aec", "climbrl/daifugo-v1")`` works (the modules load on first use);
-:data:`ENV_MODULES` names each game's current module.
+:data:`GAMES` registers each game (:class:`envs.core.game.GameEntry`: its env module, engine,
+bots and table sizes), the one place that lists them; :data:`ENV_MODULES` names each game's
+current module.
 
 The rules engines (:mod:`envs.daifugo`, :mod:`envs.doudizhu`) are pure Python and numpy; only
 the ``*_vN`` adapter modules and :mod:`envs.core.aec` import PettingZoo. With numpy alone
@@ -19,15 +21,27 @@ from __future__ import annotations
 import importlib.util
 import warnings
 
+from .core.game import GameEntry
+
 PROJECT = "climbrl"
 """marks this ``envs`` as climbrl's"""
 PETTINGZOO_FLOOR = "1.27"
 """the first PettingZoo with ``pettingzoo.register`` and ``pettingzoo.aec_registry``"""
-ENV_MODULES = {
-    "daifugo": "envs.daifugo_v1",
-    "president": "envs.president_v1",
-    "doudizhu": "envs.doudizhu_v1",
+GAMES: dict[str, GameEntry] = {
+    "daifugo": GameEntry("daifugo", "Daifugo", "envs.daifugo_v1", "envs.daifugo",
+                         table_sizes=(3, 4), default_players=4, bots="policies.daifugo",
+                         train_config="daifugo4"),
+    "president": GameEntry("president", "President", "envs.president_v1", "envs.daifugo",
+                           table_sizes=tuple(range(3, 9)), default_players=4,
+                           bots="policies.daifugo", train_config="president"),
+    "doudizhu": GameEntry("doudizhu", "Dou Dizhu", "envs.doudizhu_v1", "envs.doudizhu",
+                          table_sizes=(3, 4), default_players=3, bots="policies.doudizhu",
+                          train_config="doudizhu"),
 }
+"""every game, by name (Daifugo and President share one engine and its bots)"""
+DEFAULT_GAME = "daifugo"
+"""the game a training run plays when its settings name none"""
+ENV_MODULES = {name: entry.env_module for name, entry in GAMES.items()}
 """the current environment module of each game"""
 ENV_IDS = {
     "climbrl/daifugo-v1": "envs.daifugo_v1:env",
@@ -58,3 +72,26 @@ def _register() -> None:
 
 
 _register()
+
+
+def game_entry(name: str) -> GameEntry:
+    """The registered game called ``name``; ``ValueError`` naming it and the games."""
+    entry = GAMES.get(name) if isinstance(name, str) else None
+    if entry is None:
+        raise ValueError(f"unknown game {name!r}; games are {', '.join(GAMES)}")
+    return entry
+
+
+def start_options() -> dict[str, list[str]]:
+    """Every training start option a registered game offers -> the titles of those games."""
+    out: dict[str, list[str]] = {}
+    for entry in GAMES.values():
+        try:
+            options = entry.game_class.start_options
+        except ValueError:
+            continue  # an engine not importable here offers nothing
+        for key in options:
+            titles = out.setdefault(key, [])
+            if entry.title not in titles:
+                titles.append(entry.title)
+    return out

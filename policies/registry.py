@@ -27,18 +27,19 @@ import os
 from pathlib import Path
 from typing import Any
 
+import envs
+
 from . import search
 from .base import Player, RandomPlayer
 from .install import shipped
 
-GAMES = ("daifugo", "president", "doudizhu")
+GAMES = tuple(envs.GAMES)
+"""the games registered when this module was imported (``envs.GAMES`` is read on each call)"""
 LEVELS = ("easy", "medium", "hard")
 SCRIPTED_PREFIX = "scripted-"
 RANDOM = "random"
 CHECKPOINT_SUFFIXES = (".pt", ".pth", ".ckpt", ".onnx")
 CONFIG_PATH = shipped("configs") / "cpus.yaml"
-#: the scripted family of each game: Daifugo and President share one engine and its bots
-FAMILY = {"daifugo": "policies.daifugo", "president": "policies.daifugo", "doudizhu": "policies.doudizhu"}
 SPEC_SEPARATOR = ":"
 DOUZERO_PREFIX = "douzero:"
 
@@ -142,12 +143,14 @@ def load(
 
 
 def _check_game(game: str) -> None:
-    if not isinstance(game, str) or game not in GAMES:
-        raise ValueError(f"unknown game {game!r}; games are {', '.join(GAMES)}")
+    envs.game_entry(game)
 
 
 def _family(game: str):
-    module = FAMILY[game]
+    """The scripted players of ``game`` (its registry entry's ``bots``)."""
+    module = envs.GAMES[game].bots
+    if module is None:
+        raise ValueError(f"game {game!r} has no scripted players")
     try:
         return importlib.import_module(module)
     except ModuleNotFoundError as err:

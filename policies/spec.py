@@ -19,11 +19,9 @@ live game). Other games (Dou Dizhu) are also checked on their config, player cou
 action table. The reward mode is never compared: it changes what a seat earns, not what
 the network reads. A model of another env version is refused in one line saying why.
 
-Roles. Daifugo and President train one seat-relative network (role ``"seat"``). Dou Dizhu
-trains one network per role: ``"bidding"`` (every bid, before the landlord is known),
-``"landlord"``, ``"peasant_after"`` (the peasant who plays right after the landlord) and
-``"peasant_before"`` (the one who plays right before it); at the four-player table
-``"peasant_middle"`` is the one across the table, between them.
+Roles, sides and starts come from the game (``envs.core.game``): :func:`roles`, :func:`role_of`
+and the rest read its members, with the defaults of one seat-relative network (role
+``"seat"``) for an engine without them; games are made through the registry ``envs.GAMES``.
 """
 
 from __future__ import annotations
@@ -34,17 +32,13 @@ from typing import Any
 
 import numpy as np
 
-GAMES = ("daifugo", "president", "doudizhu")
-SEAT_ROLES = ("seat",)
-DOUDIZHU_ROLES = ("bidding", "landlord", "peasant_after", "peasant_before")
-DOUDIZHU_ROLES_FOUR = ("bidding", "landlord", "peasant_after", "peasant_middle", "peasant_before")
-"""the roles at four seats: the peasants after the landlord, across from it and before it"""
-DOUDIZHU_PLAYERS = 3
+from envs import GAMES, game_entry
+from envs.core.game import GameDefaults
+
+SEAT_ROLES = GameDefaults.roles
 HIDDEN_MOVE_SUFFIX = "?"
 """A move another seat made face down (``give ?``) shows with this suffix in a view."""
 NO_ACTION = -1
-FIXED_LANDLORD_BID = 1
-"""the bid of deals dealt with a fixed landlord (:func:`episode_starter`)"""
 
 
 class CheckpointError(ValueError):
@@ -56,38 +50,15 @@ class CheckpointError(ValueError):
 def make_game(game: str, players: int | None = None, rules: dict | None = None,
               reward: str | None = None):
     """The engine for a game name, player count, rule overrides and reward mode."""
-    rules = dict(rules or {})
-    if game in ("daifugo", "president"):
-        from envs.daifugo import DaifugoGame, Rules
-
-        return DaifugoGame(Rules.preset(game, players, **rules), reward or "centered")
-    if game == "doudizhu":
-        if players is not None:
-            rules["players"] = players
-        try:
-            from envs.doudizhu import DoudizhuConfig, DoudizhuGame
-        except ImportError as err:
-            raise ValueError(
-                f"game 'doudizhu' needs the Dou Dizhu engine (envs.doudizhu), not importable "
-                f"here: {err}"
-            ) from None
-        if reward is not None:
-            rules["reward"] = reward
-        return DoudizhuGame(DoudizhuConfig(**rules))
-    raise ValueError(f"unknown game {game!r}; games are {GAMES}")
+    return game_entry(game).make(players, rules, reward)
 
 
 def game_from_spec(spec: dict[str, Any]):
     """Rebuild the engine a spec was recorded from."""
-    config = spec["config"]
-    if spec["game"] in ("daifugo", "president"):
-        from envs.daifugo import DaifugoGame, Rules
-
-        return DaifugoGame(Rules.from_dict(config["rules"]), config["reward"])
-    if spec["game"] == "doudizhu":
-        keys = {k: v for k, v in config.items() if k not in ("game", "version")}
-        return make_game("doudizhu", rules=keys)
-    raise ValueError(f"unknown game {spec['game']!r} in spec; games are {GAMES}")
+    name = spec["game"]
+    if name not in GAMES:
+        raise ValueError(f"unknown game {name!r} in spec; games are {', '.join(GAMES)}")
+    return GAMES[name].from_config(spec["config"])
 
 
 def action_features(game) -> np.ndarray:
@@ -245,47 +216,26 @@ def check_spec(saved: dict[str, Any], game, what: str = "model",
 # -- roles ---------------------------------------------------------------------------------------
 
 
-def _doudizhu_roles(players: int) -> tuple[str, ...]:
-    return DOUDIZHU_ROLES if players == DOUDIZHU_PLAYERS else DOUDIZHU_ROLES_FOUR
-
-
 def roles(game) -> tuple[str, ...]:
-    return _doudizhu_roles(game.num_players) if game.name == "doudizhu" else SEAT_ROLES
-
-
-def _doudizhu_role(landlord: int | None, seat: int, players: int = DOUDIZHU_PLAYERS) -> int:
-    names = _doudizhu_roles(players)
-    if landlord is None or landlord < 0:
-        return names.index("bidding")
-    if seat == landlord:
-        return names.index("landlord")
-    # the peasants follow the landlord in the order of play
-    return names.index("landlord") + (seat - landlord) % players
+    """The names of the networks ``game`` trains (``game.roles``)."""
+    return tuple(getattr(game, "roles", SEAT_ROLES))
 
 
 def role_of(game, state, seat: int) -> int:
     """Index into :func:`roles` of the network that decides for ``seat`` in ``state``."""
-    if game.name == "doudizhu":
-        return _doudizhu_role(state.landlord, seat, game.num_players)
-    return 0
+    return game.role_of(state, seat) if hasattr(game, "role_of") else 0
 
 
 def role_from_view(game, view: dict[str, Any]) -> int:
-    if game.name == "doudizhu":
-        return _doudizhu_role(view.get("landlord"), view["seat"], game.num_players)
-    return 0
+    return game.role_from_view(view) if hasattr(game, "role_from_view") else 0
 
 
 def return_groups(game, state) -> list[tuple[str, int]]:
-    """``(name, seat)`` pairs under which an episode's returns are logged: by seat, or in Dou
-    Dizhu by role (none when every bid passed until the redeals ran out: no game, no return)."""
-    if game.name == "doudizhu":
-        if state.landlord < 0:
-            return []
-        names = roles(game)
-        return [(names[_doudizhu_role(state.landlord, s, game.num_players)], s)
-                for s in range(game.num_players)]
-    return [(f"seat_{s}", s) for s in range(game.num_players)]
+    """``(name, seat)`` pairs under which an episode's returns are logged (none: the episode
+    ended unscored): ``game.return_groups``, else by seat."""
+    if hasattr(game, "return_groups"):
+        return game.return_groups(state)
+    return GameDefaults.return_groups(game, state)
 
 
 def history_from_view(game, view: dict[str, Any], count: int) -> np.ndarray:
@@ -302,30 +252,20 @@ def history_from_view(game, view: dict[str, Any], count: int) -> np.ndarray:
 
 
 def won(game, state, seat: int) -> bool:
-    """The seat won the finished episode: the match winner where the game names one (Daifugo),
-    else a positive return (Dou Dizhu: its side won)."""
-    winner = getattr(state, "winner", None)
-    if isinstance(winner, int):
-        return winner == seat
-    return state.returns()[seat] > 0
+    """The seat won the finished episode (``game.won``: by default the match winner where the
+    state names one, else a positive return)."""
+    if hasattr(game, "won"):
+        return game.won(state, seat)
+    return GameDefaults.won(game, state, seat)
 
 
-def episode_starter(game, fixed_landlord: float = 0.0):
-    """``f(rng) -> state``: a new training episode. ``fixed_landlord`` (Dou Dizhu only): the
-    share of deals that skip the bidding, as DouZero trains: a random deal whose landlord is a
-    random seat at bid 1 (the rest start with the bidding, redeals included)."""
-    if not 0.0 <= fixed_landlord <= 1.0:
-        raise ValueError(f"fixed_landlord must be a share in [0, 1], got {fixed_landlord!r}")
-    if fixed_landlord and game.name != "doudizhu":
-        raise ValueError(f"fixed_landlord is a Dou Dizhu setting; {game.name!r} has no bidding")
-    if not fixed_landlord:
-        return game.new_state
-
-    def start(rng: np.random.Generator):
-        state = game.new_state(rng)
-        if rng.random() >= fixed_landlord:
-            return state
-        landlord = int(rng.integers(game.num_players))
-        return game.with_landlord(state, landlord, FIXED_LANDLORD_BID, rng)
-
-    return start
+def episode_starter(game, start: dict[str, Any] | None = None):
+    """``f(rng) -> state``: a new training episode with the game's start options ``start``
+    (``game.episode_starter``; a game without any refuses every option in one line)."""
+    start = dict(start or {})
+    if hasattr(game, "episode_starter"):
+        return game.episode_starter(**start)
+    if start:
+        raise ValueError(f"{next(iter(start))} is not a training start option of "
+                         f"{game.name!r} (it has none)")
+    return game.new_state

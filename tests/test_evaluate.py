@@ -96,8 +96,10 @@ def test_config_errors():
         evaluate.EvalConfig("daifugo", (("a", "b", "c"), ("a", "b", "c", "d")))
     with pytest.raises(ValueError, match="Dou Dizhu seats 3 or 4"):
         evaluate.EvalConfig("doudizhu", (("a", "b", "c", "d", "e"),))
-    with pytest.raises(ValueError, match="Dou Dizhu mode"):
-        evaluate.EvalConfig("daifugo", (("a", "b", "c"),), landlord="fixed")
+    with pytest.raises(ValueError, match="sides='fixed' is a mode of games of sides; Daifugo"):
+        evaluate.EvalConfig("daifugo", (("a", "b", "c"),), sides="fixed")
+    with pytest.raises(ValueError, match="President seats 3, 4, 5, 6, 7 or 8 players"):
+        evaluate.EvalConfig("president", (("a", "b"),))
 
 
 # -- end to end through the command line ------------------------------------------------------

@@ -157,7 +157,7 @@ def test_eval_on_ray_gives_the_records_of_local_workers(game, lineup, landlord, 
     spawn = multiprocessing.get_context("spawn")
     monkeypatch.setattr(evaluate.multiprocessing, "get_context", lambda *_: spawn)
     config = evaluate.EvalConfig(game=game, lineups=(lineup,), deals=4, seed=5, workers=2,
-                                 progress=False, landlord=landlord)
+                                 progress=False, sides=landlord)
     local = evaluate.run(config)
     spread = evaluate.run(config, map_chunks=ray_backend.map_chunks)
     assert len(local) == 4 * len(evaluate.arrangements(lineup, landlord))

@@ -257,18 +257,29 @@ def test_benchmark_hook_reports_actor_and_learner_rates():
 
 def test_fixed_landlord_deals_skip_the_bidding():
     game = make_game("doudizhu")
-    start = episode_starter(game, 1.0)
+    start = episode_starter(game, {"fixed_landlord": 1.0})
     rng = np.random.default_rng(4)
     for _ in range(5):
         state = start(rng)
         assert state.landlord >= 0 and state.current_player == state.landlord
         assert role_of(game, state, state.landlord) == roles(game).index("landlord")
         assert len(state.view(state.landlord)["hand"]) == 20
-    assert episode_starter(game, 0.0) == game.new_state
-    with pytest.raises(ValueError, match="Dou Dizhu setting"):
-        episode_starter(make_game("daifugo", 4), 0.5)
+    assert episode_starter(game, {"fixed_landlord": 0.0}) == game.new_state
+    with pytest.raises(ValueError, match="fixed_landlord must be a share in"):
+        episode_starter(game, {"fixed_landlord": 1.5})
+    with pytest.raises(ValueError, match="not a training start option of 'daifugo'"):
+        episode_starter(make_game("daifugo", 4), {"fixed_landlord": 0.5})
     with pytest.raises(ValueError, match="fixed_landlord is a Dou Dizhu setting"):
         make_args(None, {"fixed_landlord": 0.5}).validate()
+    # the setting of its own, in a file, on the command line or in a run recorded before
+    # start options, is the start option
+    args = make_args(None, ["--game", "doudizhu", "--fixed-landlord", "0.9"])
+    assert args.start == {"fixed_landlord": 0.9}
+    args.validate()
+    with pytest.raises(ValueError, match="fixed_landlord must be a share in"):
+        make_args(None, {"game": "doudizhu", "start": {"fixed_landlord": 2}}).validate()
+    with pytest.raises(ValueError, match="unknown start option 'fixed_landlords'"):
+        make_args(None, {"game": "doudizhu", "start": {"fixed_landlords": 0.5}}).validate()
 
 
 def test_doudizhu_evaluation_is_the_duel_so_both_sides_are_measured(tmp_path, monkeypatch):
@@ -284,7 +295,7 @@ def test_doudizhu_evaluation_is_the_duel_so_both_sides_are_measured(tmp_path, mo
     monkeypatch.setattr(harness, "run", lambda config: configs.append(config) or real_run(config))
     figures, text = harness_figures({"game": "doudizhu"}, make_game("doudizhu"),
                                     str(run["run_dir"]), "random", deals=2, seed=0)
-    assert [c.landlord for c in configs] == ["fixed"]
+    assert [c.sides for c in configs] == ["fixed"]
     assert "WP landlord" in text and "WP peasants" in text
     for side in ("landlord", "peasants"):  # shares: the interval stays inside [0, 1]
         assert (0 <= figures[f"WP_{side}_low"] <= figures[f"WP_{side}"]

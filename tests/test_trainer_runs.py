@@ -141,7 +141,7 @@ def test_tensorboard_has_q_epsilon_lr_grad_norm_role_returns_and_hparams(tmp_pat
     # regression: Dou Dizhu logged charts/return/seat_* (only from deals nobody bid on:
     # always 0); q, epsilon, learning rate and gradient norms were missing; no HParams
     run = train(small_args(tmp_path, game="doudizhu", total_frames=BATCH * 4,
-                           fixed_landlord=1.0))
+                           start={"fixed_landlord": 1.0}))
     acc = _scalars(run["run_dir"])
     tags = set(acc.Tags()["scalars"])
     assert {"charts/epsilon", "charts/learning_rate"} <= tags
@@ -369,7 +369,7 @@ def test_resuming_with_another_game_says_the_game_differs(tmp_path):
     folder = tmp_path / "runs" / "ddz"
     fake = {key: {} for key in checkpoint.REQUIRED + checkpoint.RESUMABLE}
     fake["args"] = dataclasses.asdict(Args(game="doudizhu", reward="score",
-                                           fixed_landlord=0.9, run_name="ddz"))
+                                           start={"fixed_landlord": 0.9}, run_name="ddz"))
     checkpoint.save(folder / checkpoint.FILENAME, fake)
     with pytest.raises(ValueError, match="trains game 'doudizhu', not 'daifugo'"):
         make_args(None, {"resume": str(folder), "game": "daifugo"})
@@ -437,7 +437,7 @@ def test_every_doudizhu_variant_trains(tmp_path, variant):
     options = dict(VARIANTS[variant])
     players = options.pop("players", 3)
     run = train(small_args(tmp_path, game="doudizhu", players=players, rules=options,
-                           total_frames=BATCH * 6, fixed_landlord=0.5))
+                           total_frames=BATCH * 6, start={"fixed_landlord": 0.5}))
     tags = set(_scalars(run["run_dir"]).Tags()["scalars"])
     assert "losses/landlord" in tags
     config = checkpoint.load(run["run_dir"])["spec"]["config"]

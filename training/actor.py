@@ -169,12 +169,12 @@ class SelfPlayActor:
 
     def __init__(self, game, nets: list[QNetwork], transport: Transport, games: int,
                  epsilon: float, batch_size: int, rng: np.random.Generator, actor_id: int = 0,
-                 fixed_landlord: float = 0.0):
+                 start: dict | None = None):
         if games < 1:
             raise ValueError(f"games_per_actor must be at least 1, got {games}")
         self.tables = game if isinstance(game, Tables) else Tables.of_game(game)
         self.game = game = self.tables.base
-        self.new_episode = self.tables.episode_starter(fixed_landlord)
+        self.new_episode = self.tables.episode_starter(start)
         self.role_names = roles(game)
         self.policy = NetPolicy(game, nets, tables=self.tables if self.tables.keys else None)
         self.transport = transport
@@ -269,7 +269,7 @@ class SelfPlayActor:
 
 def build_actor(actor_id: int, game_kwargs: dict, net_config: dict, transport, games: int,
                 epsilon: float, batch_size: int, seed: list[int],
-                fixed_landlord: float = 0.0) -> SelfPlayActor:
+                start: dict | None = None) -> SelfPlayActor:
     """A self-play actor of its own process (a spawned one, a Ray actor), from plain values:
     one torch thread, its tables (``game_kwargs``: the arguments of
     :class:`~training.tables.Tables`), fresh networks (the weights come through
@@ -281,18 +281,18 @@ def build_actor(actor_id: int, game_kwargs: dict, net_config: dict, transport, g
     nets = [build_network(tables.base, cfg, tables.features).eval()
             for _ in roles(tables.base)]
     return SelfPlayActor(tables, nets, transport, games, epsilon, batch_size,
-                         np.random.default_rng(seed), actor_id, fixed_landlord)
+                         np.random.default_rng(seed), actor_id, start)
 
 
 def actor_process(actor_id: int, game_kwargs: dict, net_config: dict, transport,
                   games: int, epsilon: float, batch_size: int, seed: list[int],
-                  fixed_landlord: float = 0.0) -> None:
+                  start: dict | None = None) -> None:
     """Entry point of one actor process (spawned): steps its games until told to stop, or
     exits as soon as the learner (its parent) is gone."""
     exit_with_parent(transport.learner_pid)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the learner decides when to stop
     actor = build_actor(actor_id, game_kwargs, net_config, transport, games, epsilon,
-                        batch_size, seed, fixed_landlord)
+                        batch_size, seed, start)
     while not transport.stop.is_set():
         if not transport.learner_alive():
             os._exit(ORPHAN_EXIT)

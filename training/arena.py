@@ -86,13 +86,13 @@ def harness_figures(game_kwargs: dict, game, checkpoint: str, opponent: str, dea
     if game_kwargs.get("reward") is not None:
         rules["reward"] = game_kwargs["reward"]
     lineup = (checkpoint,) + (opponent,) * (game.num_players - 1)
-    # Dou Dizhu: DouZero's duel (the checkpoint as landlord, then as both peasants, on each
-    # deal), so both sides get as many games; with the bidding the network mostly ends up
-    # landlord, its bidding being trained only on the deals that are bid
-    landlord = "fixed" if game.name == "doudizhu" else "bid"
+    # a game of sides: DouZero's duel (Dou Dizhu: the checkpoint as landlord, then as both
+    # peasants, on each deal), so both sides get as many games; with the bidding the network
+    # mostly ends up landlord, its bidding being trained only on the deals that are bid
+    sides = "fixed" if getattr(game, "sides", ()) else "bid"
     config = harness.EvalConfig(game=game.name, lineups=(lineup,), deals=deals, rounds=rounds,
                                 seed=seed, workers=1, rules=tuple(sorted(rules.items())),
-                                progress=False, landlord=landlord)
+                                progress=False, sides=sides)
     report = harness.summarize(config, harness.run(config))
     me, other = report.players.get(checkpoint, {}), report.players.get(opponent, {})
     out: dict[str, float] = {}

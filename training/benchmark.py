@@ -2,7 +2,8 @@
 
 ``frames_per_second(game, seconds)`` steps one :class:`~training.actor.SelfPlayActor` (the
 game's config from ``configs/``: its network, games per actor and exploration) in this
-process, torch on one thread, and counts decisions made and recorded (frames), the figure
+process (the shipped config named by the game's ``train_config`` in ``envs.GAMES``), torch
+on one thread, and counts decisions made and recorded (frames), the figure
 DouZero's DMC actor loop is measured by (DouZero has no bidding: compare its frames with our
 landlord and peasant decisions, ``frames_per_second_by_role``). It also times the learner on
 the batches the actor made (samples per second of MSE/RMSprop updates), since with few cores
@@ -17,6 +18,7 @@ import time
 import numpy as np
 import torch
 
+import envs
 from policies.network import build_network
 from policies.spec import make_game, roles, seat_rows
 
@@ -25,8 +27,6 @@ from .config import make_args
 from .dmc import learn
 from .transport import InlineTransport
 
-CONFIG_OF = {"daifugo": "daifugo4", "president": "president", "doudizhu": "doudizhu"}
-"""the shipped training config of each game (training.config.find_config)"""
 WARMUP_STEPS = 20
 """actor steps before timing (first weights, first legal-move cache fills)"""
 LEARNER_SHARE = 0.5
@@ -34,12 +34,13 @@ LEARNER_SHARE = 0.5
 
 
 def frames_per_second(game: str, seconds: float, seed: int = 0) -> dict[str, float]:
-    if game not in CONFIG_OF:
-        raise ValueError(f"unknown game {game!r}; games are {sorted(CONFIG_OF)}")
+    configs = {name: e.train_config for name, e in envs.GAMES.items() if e.train_config}
+    if game not in configs:
+        raise ValueError(f"unknown game {game!r}; games are {sorted(configs)}")
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
-        args = make_args(CONFIG_OF[game])
+        args = make_args(configs[game])
         engine = make_game(**args.game_kwargs())
         cfg = args.net_config(seat_rows(engine))
         torch.manual_seed(seed)
@@ -49,7 +50,7 @@ def frames_per_second(game: str, seconds: float, seed: int = 0) -> dict[str, flo
         actor = SelfPlayActor(engine, [build_network(engine, cfg).eval() for _ in names],
                               transport, args.games_per_actor, args.exploration,
                               args.batch_size, np.random.default_rng(seed),
-                              fixed_landlord=args.fixed_landlord)
+                              start=args.start)
         transport.publish_weights({n: net.state_dict() for n, net in zip(names, nets)})
         for _ in range(WARMUP_STEPS):
             actor.step()

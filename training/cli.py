@@ -23,6 +23,8 @@ import os
 import sys
 import time
 
+import envs
+
 from .errors import (
     RunError,
     Terminated,
@@ -33,12 +35,25 @@ from .errors import (
     user_input,
 )
 
-GAMES = ("daifugo", "president", "doudizhu")
+GAMES = tuple(envs.GAMES)
 EXIT_USAGE = 2
 EXIT_FAILED = 1
 #: 128 + the signal number, as a shell reports a process ended by it
 EXIT_INTERRUPTED = 128 + 2
 EXIT_TERMINATED = 128 + 15
+
+
+def _side_aliases() -> list[str]:
+    """``--<lone side>`` of each game of sides (``--landlord``), for ``--sides``."""
+    out = []
+    for entry in envs.GAMES.values():
+        try:
+            sides = getattr(entry.game_class, "sides", ())
+        except ValueError:
+            continue  # an engine not importable here
+        if sides and f"--{sides[0]}" not in out:
+            out.append(f"--{sides[0]}")
+    return out
 
 
 def _specs(text: str) -> tuple[str, ...]:
@@ -58,10 +73,9 @@ def _rule(text: str) -> tuple[str, object]:
 
 
 def _add_common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--game", required=True, choices=GAMES)
+    p.add_argument("--game", required=True, choices=tuple(envs.GAMES))
     p.add_argument("--rounds", type=int, default=None,
-                   help="rounds per match (Daifugo/President; default: the env's, Daifugo 3, "
-                        "President 5)")
+                   help="rounds per match (games scored by places; default: the env's)")
     p.add_argument(
         "--rule", type=_rule, action="append", default=[], metavar="NAME=VALUE",
         help="a house-rule switch of the env, e.g. --rule lock=false (repeatable)",
@@ -111,9 +125,10 @@ def build_parser() -> argparse.ArgumentParser:
                     help="--backend ray: the cluster (auto, HOST:PORT); default: Ray on this "
                     "machine")
     ev.add_argument(
-        "--landlord", choices=("bid", "fixed"), default="bid",
-        help="Dou Dizhu: the bidding decides the landlord (bid), or DouZero's duel (fixed): "
-        "the first player of --players is the landlord, then the roles swap",
+        "--sides", *_side_aliases(), dest="sides", choices=("bid", "fixed"), default="bid",
+        help="games of sides: the game decides them as it plays (bid), or DouZero's duel "
+        "(fixed): the first player of --players is the lone side, then the roles swap; also "
+        "spelt --<the lone side>",
     )
     ev.add_argument("--no-progress", action="store_true",
                     help="no progress bar (on a log, not a terminal, it is a line a minute)")
@@ -181,6 +196,14 @@ def _add_train(sub) -> None:
                            default=argparse.SUPPRESS, metavar=type_text(f.name).upper(),
                            help=f"{docs.get(f.name, '')} (default: {_yaml_text(default)})",
                            **switch)
+    for key, titles in envs.start_options().items():
+        if key in docs:
+            continue  # a setting of its own already
+        doc = next(entry.game_class.start_options[key] for entry in envs.GAMES.values()
+                   if entry.title in titles)
+        train.add_argument(f"--{key.replace('_', '-')}", dest=f"setting_{key}",
+                           default=argparse.SUPPRESS, metavar="VALUE",
+                           help=f"{' / '.join(titles)} start option (into start): {doc}")
 
 
 def _yaml_text(value) -> str:
@@ -293,7 +316,7 @@ def _eval(args) -> int:
     with user_input():
         if args.pool:
             table = args.table or evaluate.DEFAULT_TABLE[args.game]
-            lineups = evaluate.pool_lineups(args.pool, table, args.landlord)
+            lineups = evaluate.pool_lineups(args.pool, table, args.sides)
         else:
             lineups = (args.players,)
         config = evaluate.EvalConfig(
@@ -305,7 +328,7 @@ def _eval(args) -> int:
             workers=args.workers,
             rules=tuple(args.rule),
             progress=not args.no_progress,
-            landlord=args.landlord,
+            sides=args.sides,
         )
         map_chunks = _map_chunks(args)
         evaluate.check(config)

@@ -10,6 +10,10 @@ checked against the setting's type (an integer where an integer is asked, ``true
 for a switch); rule values pass to the game as written, and the game checks them. Resuming
 takes the run's recorded settings, except :data:`PER_INVOCATION` ones, and applies the
 command-line overrides; a run keeps its game and its folder.
+
+A game's training start options (its ``start_options``, e.g. Dou Dizhu's ``fixed_landlord``)
+are the mapping ``start``; each may also be written as a setting of its own, at the top of a
+file or on the command line (``--fixed-landlord 0.9``), and goes into ``start``.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from typing import Any
 
 import yaml
 
+import envs
 from policies.install import shipped
 
 from .dmc import Args
@@ -98,13 +103,34 @@ def check_types(args: Args) -> None:
 
 
 def typed_value(name: str, text: str) -> Any:
-    """A command-line value of setting ``name``, read as YAML and checked against its type."""
-    return _coerce(name, yaml.safe_load(text) if text.strip() else None)
+    """A command-line value of setting ``name``, read as YAML and checked against its type
+    (a start option's value is checked by its game)."""
+    value = yaml.safe_load(text) if text.strip() else None
+    return value if name in _start_keys() else _coerce(name, value)
+
+
+def _start_keys() -> list[str]:
+    """The start options of the registered games that are no setting of their own."""
+    return [key for key in envs.start_options() if key not in _fields()]
+
+
+def gather_starts(data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` with each start option written as a setting of its own moved into ``start``
+    (merged with the ``start`` given)."""
+    keys = [key for key in data if key in _start_keys()]
+    if not keys:
+        return data
+    out = {k: v for k, v in data.items() if k not in keys}
+    start = out.get("start")
+    out["start"] = {**(start if isinstance(start, dict) else {}),
+                    **{key: data[key] for key in keys}}
+    return out
 
 
 def parse_overrides(tokens: list[str]) -> dict[str, Any]:
-    """``["--minutes", "3", "--rules={lock: false}"]`` -> ``{"minutes": 3, "rules": {...}}``."""
-    known = _fields()
+    """``["--minutes", "3", "--rules={lock: false}"]`` -> ``{"minutes": 3, "rules": {...}}``
+    (start options are kept as given; :func:`gather_starts` moves them)."""
+    known = [*_fields(), *_start_keys()]
     out: dict[str, Any] = {}
     i = 0
     while i < len(tokens):
@@ -154,6 +180,7 @@ def load_yaml(path: str | Path) -> dict[str, Any]:
         data = yaml.safe_load(f) or {}
     if not isinstance(data, dict):
         raise ValueError(f"{path}: a training config is a mapping of settings")
+    data = gather_starts(data)
     known = _fields()
     unknown = set(data) - set(known)
     if unknown:
@@ -168,6 +195,7 @@ def make_args(config: str | None = None, overrides: list[str] | dict | None = No
     the file's (all but :data:`PER_INVOCATION`), and overriding one of :data:`FIXED_ON_RESUME`
     with another value is refused."""
     extra = parse_overrides(overrides) if isinstance(overrides, list) else dict(overrides or {})
+    extra = gather_starts(extra)
     unknown = set(extra) - set(_fields())
     if unknown:
         raise ValueError(f"unknown setting(s) {sorted(unknown)}; settings are "
@@ -176,7 +204,8 @@ def make_args(config: str | None = None, overrides: list[str] | dict | None = No
         from . import checkpoint
 
         resume = extra["resume"]
-        base = dict(checkpoint.load(resume, resumable=True)["args"])
+        # runs recorded before ``start`` hold their start options as settings of their own
+        base = gather_starts(dict(checkpoint.load(resume, resumable=True)["args"]))
         for key in PER_INVOCATION:
             base.pop(key, None)
         for key in FIXED_ON_RESUME:
@@ -187,6 +216,9 @@ def make_args(config: str | None = None, overrides: list[str] | dict | None = No
                     f"{extra[key]!r}: a resumed run keeps its {key} (start a new run instead)")
     else:
         base = load_yaml(find_config(config)) if config else {}
-    args = Args(**{**base, **extra})
+    merged = {**base, **extra}
+    if isinstance(base.get("start"), dict) and isinstance(extra.get("start"), dict):
+        merged["start"] = {**base["start"], **extra["start"]}
+    args = Args(**merged)
     check_types(args)
     return args

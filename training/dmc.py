@@ -42,8 +42,10 @@ from torch import nn
 from torch.utils.tensorboard import SummaryWriter
 from torch.utils.tensorboard.summary import hparams
 
+import envs
 from policies.network import NetConfig, build_network
-from policies.spec import check_spec, features_digest, model_spec, roles, seat_rows
+from policies.spec import (check_spec, episode_starter, features_digest, make_game, model_spec,
+                           roles, seat_rows)
 
 from . import checkpoint
 from .actor import NetPolicy, SelfPlayActor, actor_process
@@ -70,8 +72,8 @@ BACKENDS = ("local", "ray")
 @dataclass
 class Args:
     # -- game
-    game: str = "daifugo"
-    """game to train: daifugo, president or doudizhu"""
+    game: str = envs.DEFAULT_GAME
+    """game to train: one of envs.GAMES (daifugo, president, doudizhu)"""
     players: int | None = None
     """seats at the table (None: the game's default)"""
     rules: dict = field(default_factory=dict)
@@ -124,9 +126,11 @@ class Args:
     """games each actor plays at once, batching the network over their decisions"""
     exploration: float = 0.01
     """epsilon: chance of a uniformly random legal move instead of the best one"""
-    fixed_landlord: float = 0.0
-    """Dou Dizhu: share of deals dealt with a random landlord at bid 1, skipping the bidding
-    (DouZero's set-up); the others start with the bidding (the bidding network learns there)"""
+    start: dict = field(default_factory=dict)
+    """the training start options the game offers (its ``start_options``), e.g. Dou Dizhu's
+    {fixed_landlord: 0.9}: the share of deals dealt with a random landlord at bid 1, skipping
+    the bidding (DouZero's set-up); each option may also be given as a setting of its own
+    (fixed_landlord: 0.9)"""
     queue_batches: int = 8
     """batches waiting between actors and learner before actors block"""
     # -- learner
@@ -216,7 +220,6 @@ class Args:
             ("queue_batches", self.queue_batches >= 1, "at least 1"),
             ("learner_threads", self.learner_threads >= 1, "at least 1"),
             ("exploration", 0.0 <= self.exploration <= 1.0, "a share in [0, 1]"),
-            ("fixed_landlord", 0.0 <= self.fixed_landlord <= 1.0, "a share in [0, 1]"),
             ("learning_rate", self.learning_rate > 0, "more than 0"),
             ("max_grad_norm", self.max_grad_norm > 0, "more than 0"),
             ("eval_deals", self.eval_deals >= 1, "at least 1"),
@@ -233,11 +236,26 @@ class Args:
             check_run_name(self.run_name)
         if any(not isinstance(key, str) for key in self.rules):
             raise ValueError(f"rules must map rule names to values, got {self.rules!r}")
-        if self.fixed_landlord and self.game != "doudizhu":
-            raise ValueError(f"fixed_landlord is a Dou Dizhu setting; {self.game!r} has no "
-                             "bidding")
+        self.check_start()
         self.check_backend()
         learner_device(self.device)
+
+    def check_start(self) -> None:
+        """The game offers every start option given, each with a good value (one line
+        naming the option otherwise)."""
+        if not self.start:
+            return
+        offered = envs.start_options()
+        for key in self.start:
+            if not isinstance(key, str) or key not in offered:
+                raise ValueError(f"unknown start option {key!r}; start options are "
+                                 f"{', '.join(offered) or 'none'}")
+        entry = envs.game_entry(self.game)
+        for key in self.start:
+            if key not in entry.game_class.start_options:
+                raise ValueError(f"{key} is a {' / '.join(offered[key])} setting; "
+                                 f"{self.game!r} has no such start option")
+        episode_starter(make_game(**self.game_kwargs()), self.start)  # the game checks values
 
     def check_backend(self) -> None:
         if self.backend not in BACKENDS:
@@ -328,8 +346,8 @@ def headline(game, args: Args) -> list[str]:
     """The names of the evaluation's headline figures."""
     if not args.eval_harness:
         return ["return"]
-    if game.name == "doudizhu":
-        return ["WP_landlord", "WP_peasants"]
+    if getattr(game, "sides", ()):
+        return [f"WP_{side}" for side in game.sides]
     return ["points_per_round"]
 
 
@@ -354,7 +372,9 @@ def tag_of(label: str) -> str:
 def hparam_values(args: Args) -> dict[str, Any]:
     """The settings as the HParams dashboard takes them (numbers, strings and booleans)."""
     out: dict[str, Any] = {}
-    for key, value in dataclasses.asdict(args).items():
+    settings = dataclasses.asdict(args)
+    settings.update(settings.pop("start"))  # each start option as a setting of its own
+    for key, value in settings.items():
         if value is None or isinstance(value, (bool, int, float, str)):
             out[key] = "none" if value is None else value
         else:
@@ -466,7 +486,7 @@ def train(args: Args) -> dict[str, Any]:
             inline_actor = SelfPlayActor(
                 tables, actor_nets, transport, args.games_per_actor, args.exploration,
                 args.batch_size, np.random.default_rng([args.seed, 0, counters["session"]]),
-                fixed_landlord=args.fixed_landlord)
+                start=args.start)
             transport.step_actor = inline_actor.step
             saved_actor = saved.get("actor") if saved is not None else None
             if saved_actor is not None and saved_actor.get("features", stack) == stack:
@@ -494,7 +514,7 @@ def train(args: Args) -> dict[str, Any]:
                         target=actor_process, daemon=True,
                         args=(a, args.table_kwargs(), net_cfg.to_dict(), transport,
                               args.games_per_actor, args.exploration, args.batch_size,
-                              [args.seed, a, counters["session"]], args.fixed_landlord))
+                              [args.seed, a, counters["session"]], args.start))
                     p.start()
                     processes.append(p)
             finally:
@@ -634,8 +654,9 @@ def train(args: Args) -> dict[str, Any]:
                 writer.add_scalar("charts/episode_length", np.mean(lengths), frames)
             if table_counts:
                 writer.add_scalar("charts/tables_played", len(table_counts), frames)
-            if unscored and game.name == "doudizhu":
-                writer.add_scalar("charts/no_bid_share", np.mean(unscored), frames)
+            label = getattr(game, "unscored_label", None)
+            if unscored and label:
+                writer.add_scalar(f"charts/{label}", np.mean(unscored), frames)
             for name, values in returns.items():
                 writer.add_scalar(f"charts/return/{name}", np.mean(values), frames)
             for r, (name, count) in enumerate(zip(role_names, role_frames)):

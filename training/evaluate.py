@@ -8,20 +8,25 @@ slot)`` before each game: results do not depend on the number of worker processe
 
 Figures (each with a 95% interval over deals, :mod:`training.stats`):
 
-- Daifugo / President: mean points per round, the distribution of places, first-place share;
-  for every two players of a lineup, the per-deal difference of their mean points;
-- Dou Dizhu: WP (share of games won) and ADP (average points per game, counted once per side:
-  the peasants' points, or the landlord's halved, in units of bid x multiplier) for each
-  player on each side, as in the DouZero paper; for every two players, the games where one
-  is the landlord and the other holds both peasant seats: the first one's WP and the ADP
-  difference (the duel mode, ``landlord="fixed"``, plays exactly those games);
-- a ladder: Elo ratings (Bradley-Terry over who placed higher at a table; Dou Dizhu: which
-  side won) with bootstrap intervals, over every player of the tournament.
+The game says how it is scored (``scoring``, :mod:`envs.core.game`), and the figures follow:
+
+- places (Daifugo / President): mean points per round, the distribution of places,
+  first-place share; for every two players of a lineup, the per-deal difference of their mean
+  points;
+- sides (one lone seat against the others; Dou Dizhu's landlord and peasants, the names
+  coming from the game's ``sides``): WP (share of games won) and ADP (average points per game,
+  counted once per side: the others' points, or the lone seat's shared out over them; at
+  three seats, halved, in the game's ``score_unit``) for each player on each side, as in the
+  DouZero paper; for every two players, the games where one is the lone seat and the other
+  holds every other seat: the first one's WP and the ADP difference (the duel mode,
+  ``sides="fixed"``, plays exactly those games);
+- a ladder: Elo ratings (Bradley-Terry over who placed higher at a table; sides: which side
+  won) with bootstrap intervals, over every player of the tournament.
 
 ``pool`` mode plays, for every two players of a pool, the lineup that alternates them around
 the table (``A B A B``), so the ladder and the pairwise figures cover the whole pool.
 
-Dou Dizhu deals where every bid passed (the engine ends them unscored) count for nobody.
+Deals that end with no game (Dou Dizhu: every bid passed) count for nobody.
 
 Results: a terminal table (:func:`format_report`), ``summary.json``, ``results.csv`` and
 ``ladder.png`` (:func:`write_outputs`; the plot needs matplotlib, :func:`plot_available`).
@@ -57,20 +62,18 @@ from typing import Any
 
 import numpy as np
 
-from envs import ENV_MODULES
+import envs
 from envs.core.aec import turns
+from envs.core.game import PLACES, SIDES
 
 from . import stats
 from .errors import RunError, one_line
 
-DEFAULT_TABLE = {"daifugo": 4, "president": 4, "doudizhu": 3}
-DOUDIZHU_TABLES = (3, 4)
-"""Dou Dizhu's table sizes (four: the two-pack game)"""
-#: games that run on the Daifugo engine (places and points per round)
-CLIMBING = ("daifugo", "president")
+DEFAULT_TABLE = {name: entry.default_players for name, entry in envs.GAMES.items()}
+"""the table size of each registered game's tournaments (``envs.GAMES``)"""
 DEFAULT_WORKERS = 2
 DEFAULT_DEALS = 100
-#: ``rounds=None``: the env's own number of rounds (Daifugo 3, President 5)
+#: ``rounds=None``: the env's own number of rounds
 DEFAULT_ROUNDS = None
 DEFAULT_OUT_DIR = "runs/eval"
 #: characters of the default folder name taken from the players' names
@@ -83,8 +86,17 @@ CHUNKS_PER_WORKER = 8
 STREAM_DEALS = 0
 STREAM_PLAYERS = 1
 STREAM_LADDER = 2
-LANDLORD, PEASANTS = "landlord", "peasants"
-LANDLORD_MODES = ("bid", "fixed")
+SIDE_MODES = ("bid", "fixed")
+"""how a sides game seats its sides: as it plays (Dou Dizhu: the bidding), or ``fixed``"""
+
+
+def game_class(game: str) -> type:
+    """The engine class of a registered game (its scoring, sides, score unit)."""
+    return envs.game_entry(game).game_class
+
+
+def scoring(game: str) -> str:
+    return getattr(game_class(game), "scoring", PLACES)
 
 
 @dataclass(frozen=True)
@@ -95,35 +107,39 @@ class EvalConfig:
     lineups: tuple[tuple[str, ...], ...]
     deals: int = DEFAULT_DEALS
     rounds: int | None = DEFAULT_ROUNDS
-    """rounds per match (Daifugo / President); ``None``: the env's own (Daifugo 3, President 5)"""
+    """rounds per match (games scored by places); ``None``: the env's own"""
     seed: int = 0
     workers: int = DEFAULT_WORKERS
     rules: tuple[tuple[str, Any], ...] = ()
     """house-rule switches for the env, as ``(name, value)`` pairs"""
     progress: bool = True
-    landlord: str = "bid"
-    """Dou Dizhu: ``"bid"`` (the bidding decides; lineups rotate over the seats) or
-    ``"fixed"`` (DouZero's duel: seat 0 of the lineup is the landlord with the deal's first
+    sides: str = "bid"
+    """games of sides: ``"bid"`` (the game decides as it plays, Dou Dizhu by its bidding;
+    lineups rotate over the seats) or ``"fixed"`` (DouZero's duel: seat 0 of the lineup is
+    the lone side, on the deal's ``duel_options``: Dou Dizhu's landlord with the first
     bidder's cards and the kitty, bid 1; a lineup ``A B B`` is also played as ``B A A``)"""
 
     def __post_init__(self) -> None:
-        if self.game not in ENV_MODULES:
-            raise ValueError(f"unknown game {self.game!r}; games are {', '.join(ENV_MODULES)}")
+        entry = envs.game_entry(self.game)
         if not self.lineups:
             raise ValueError("a tournament needs at least one lineup")
         sizes = {len(lineup) for lineup in self.lineups}
         if len(sizes) != 1:
             raise ValueError(f"lineups must all have one table size, got sizes {sorted(sizes)}")
-        if self.game == "doudizhu" and not sizes <= set(DOUDIZHU_TABLES):
-            raise ValueError(f"Dou Dizhu seats 3 or 4 players, got lineups of {sizes.pop()}")
+        if not sizes <= set(entry.table_sizes):
+            seats = ", ".join(map(str, entry.table_sizes[:-1]))
+            seats = f"{seats} or {entry.table_sizes[-1]}" if seats else str(entry.table_sizes[0])
+            raise ValueError(f"{entry.title} seats {seats} players, got lineups of "
+                             f"{sizes.pop()}")
         if self.deals < 1:
             raise ValueError(f"deals must be at least 1, got {self.deals}")
         if self.workers < 1:
             raise ValueError(f"workers must be at least 1, got {self.workers}")
-        if self.landlord not in LANDLORD_MODES:
-            raise ValueError(f"landlord must be one of {LANDLORD_MODES}, got {self.landlord!r}")
-        if self.landlord == "fixed" and self.game != "doudizhu":
-            raise ValueError("landlord='fixed' is a Dou Dizhu mode")
+        if self.sides not in SIDE_MODES:
+            raise ValueError(f"sides must be one of {SIDE_MODES}, got {self.sides!r}")
+        if self.sides == "fixed" and scoring(self.game) != SIDES:
+            raise ValueError(f"sides='fixed' is a mode of games of sides; {entry.title} is "
+                             "scored by places")
         if self.rounds is not None and self.rounds < 1:
             raise ValueError(f"rounds must be at least 1, got {self.rounds}")
 
@@ -138,14 +154,14 @@ class EvalConfig:
 
 
 def pool_lineups(
-    pool: Sequence[str], table_size: int, landlord: str = "bid"
+    pool: Sequence[str], table_size: int, sides: str = "bid"
 ) -> tuple[tuple[str, ...], ...]:
     """For every two players of ``pool``, the lineup that alternates them (``A B A B``); in
-    the Dou Dizhu duel (``landlord="fixed"``) ``A B B``, which is played as ``B A A`` too."""
+    the duel of sides (``sides="fixed"``) ``A B B``, which is played as ``B A A`` too."""
     pool = list(dict.fromkeys(pool))
     if len(pool) < 2:
         raise ValueError(f"a pool needs at least two distinct players, got {pool}")
-    if landlord == "fixed":
+    if sides == "fixed":
         return tuple((a,) + (b,) * (table_size - 1) for a, b in itertools.combinations(pool, 2))
     return tuple(
         tuple(a if seat % 2 == 0 else b for seat in range(table_size))
@@ -155,12 +171,11 @@ def pool_lineups(
 
 def make_env(game: str, table_size: int, rounds: int | None, rules: dict[str, Any]):
     """The env of ``game`` for a tournament (``table_size`` players)."""
-    module = importlib.import_module(ENV_MODULES[game])
+    module = importlib.import_module(envs.game_entry(game).env_module)
     kwargs = dict(rules)
     kwargs["players"] = table_size
-    if game in CLIMBING:
-        if rounds is not None:
-            kwargs["rounds"] = rounds
+    if rounds is not None and scoring(game) == PLACES:
+        kwargs["rounds"] = rounds
     return module.env(**kwargs)
 
 
@@ -171,10 +186,10 @@ def deal_codes(game_obj, seed: int, deals: Sequence[int]) -> list[str]:
     ]
 
 
-def arrangements(lineup: Sequence[str], landlord: str = "bid") -> list[tuple[int, ...]]:
+def arrangements(lineup: Sequence[str], sides: str = "bid") -> list[tuple[int, ...]]:
     """The seatings of a lineup, each as ``slot_of_seat``: the distinct rotations, or in the
-    Dou Dizhu duel the lineup as given plus, for ``A B B``, the swap ``B A A``."""
-    if landlord != "fixed":
+    duel of sides the lineup as given plus, for ``A B B``, the swap ``B A A``."""
+    if sides != "fixed":
         return rotations(lineup)
     out = [tuple(range(len(lineup)))]
     if len(set(lineup[1:])) == 1 and lineup[0] != lineup[1]:
@@ -200,23 +215,10 @@ def rotations(lineup: Sequence[str]) -> list[tuple[int, ...]]:
 
 
 def duel_options(game_obj, code: str) -> dict[str, Any]:
-    """Reset options that seat the deal ``code``'s first bidder as landlord at seat 0 (bid 1,
-    the kitty in its hand) and the next seats after it at seats 1 and 2."""
-    from envs.doudizhu.cards import format_cards
-
-    state = game_obj.new_state(np.random.default_rng(0), {"deal": code})
-    first = state.first_bidder
-    order = [(first + k) % len(state.hands) for k in range(len(state.hands))]
-    hands = [state.hands[s] for s in order]
-    hands[0] += state.kitty
-    return {
-        "hands": [format_cards(h) for h in hands],
-        "kitty": format_cards(state.kitty),
-        "landlord": 0,
-        "bid": 1,
-        "first_bidder": 0,
-        **game_obj.variant_options(state),
-    }
+    """Reset options that seat the deal ``code``'s lone side at seat 0 (the game's
+    ``duel_options``; Dou Dizhu: the first bidder as landlord, bid 1, the kitty in its hand,
+    and the next seats after it at seats 1 and 2)."""
+    return game_obj.duel_options(code)
 
 
 class PlayerError(RunError):
@@ -226,8 +228,9 @@ class PlayerError(RunError):
 
 def play_game(env, players: Sequence, code: str, options: dict | None = None) -> dict[str, Any]:
     """Play one match of the deal ``code`` (or of reset ``options``) with ``players[seat]``;
-    the outcome as plain values (Daifugo/President: places per round; Dou Dizhu: landlord
-    and returns). A player's failure is a :class:`PlayerError` naming it."""
+    the outcome as plain values (scored by places: the places of each round; by sides: the
+    lone seat, under the name of its side, and the returns). A player's failure is a
+    :class:`PlayerError` naming it."""
     env.reset(seed=0, options=options or {"deal": code})
     raw = env.unwrapped
     game = raw.game
@@ -236,7 +239,7 @@ def play_game(env, players: Sequence, code: str, options: dict | None = None) ->
             player.bind(game)
         except Exception as err:
             raise _blame(player, seat, err) from err
-    climbing = hasattr(game, "rules") and hasattr(game.rules, "points")
+    climbing = getattr(game, "scoring", PLACES) == PLACES
     places: list[list[int]] = []
     for _agent, obs, seat in turns(env):
         view = raw.view(seat)
@@ -248,26 +251,18 @@ def play_game(env, players: Sequence, code: str, options: dict | None = None) ->
             raise PlayerError(
                 f"player {players[seat].name!r} at seat {seat} chose the illegal action {action}"
             )
-        round_before = raw.game_state.round if climbing else 0
+        round_before = game.round_of(raw.game_state) if climbing else 0
         env.step(action)
-        if climbing and (raw.game_state.round != round_before):
-            places.append(list(raw.game_state.titles))
+        if climbing and (game.round_of(raw.game_state) != round_before):
+            places.append(game.places_of(raw.game_state))
     state = raw.game_state
     if climbing:
         return {"places": places}
-    return _doudizhu_outcome(state)
+    return {game.sides[0]: game.lead_seat(state), "returns": [float(x) for x in state.returns()]}
 
 
 def _blame(player, seat: int, err: Exception) -> PlayerError:
     return PlayerError(f"player {player.name!r} at seat {seat}: {one_line(err)}")
-
-
-def _doudizhu_outcome(state) -> dict[str, Any]:
-    view = state.view(0)
-    return {
-        "landlord": view.get("landlord"),
-        "returns": [float(x) for x in state.returns()],
-    }
 
 
 class _Table:
@@ -282,7 +277,7 @@ class _Table:
         self.lineup = lineup = config.lineups[lineup_index]
         self.env = make_env(config.game, config.table_size, config.rounds, dict(config.rules))
         self.env.reset(seed=config.seed)
-        self.seatings = arrangements(lineup, config.landlord)
+        self.seatings = arrangements(lineup, config.sides)
         # one player per (seat, slot) in use, so no two seats share a random stream
         self.players = {}
         for slots in self.seatings:
@@ -297,7 +292,7 @@ class _Table:
         config, lineup = self.config, self.lineup
         game = self.env.unwrapped.game
         (code,) = deal_codes(game, config.seed, [deal])
-        options = duel_options(game, code) if config.landlord == "fixed" else None
+        options = duel_options(game, code) if config.sides == "fixed" else None
         records = []
         for rot, slots in enumerate(self.seatings):
             seated = []
@@ -325,7 +320,7 @@ class _Table:
 
 def games_per_deal(config: EvalConfig) -> list[int]:
     """The games one deal of each lineup plays (its distinct seatings)."""
-    return [len(arrangements(lineup, config.landlord)) for lineup in config.lineups]
+    return [len(arrangements(lineup, config.sides)) for lineup in config.lineups]
 
 
 def check(config: EvalConfig) -> None:
@@ -497,13 +492,14 @@ def settings(config: EvalConfig) -> dict[str, Any]:
 
 
 def resolved_rounds(config: EvalConfig) -> int | None:
-    """Rounds per match (``None`` for Dou Dizhu): ``config.rounds`` or the env's default."""
-    if config.game not in CLIMBING:
+    """Rounds per match (``None`` for games not scored by places): ``config.rounds`` or the
+    env's default."""
+    if scoring(config.game) != PLACES:
         return None
     if config.rounds is not None:
         return config.rounds
     env = make_env(config.game, config.table_size, None, dict(config.rules))
-    return env.unwrapped.game.rules.rounds
+    return env.unwrapped.game.rounds
 
 
 def default_out(config: EvalConfig) -> Path:
@@ -548,17 +544,17 @@ def _ci(values, bounds: tuple[float, float] | None = None) -> dict[str, float]:
 
 def summarize(config: EvalConfig, records: list[dict], points: Sequence[float] | None = None) -> Report:
     """The figures of a tournament (module docstring). ``points``: points per place of the
-    climbing games (read from the env's rules when omitted)."""
+    games scored by places (the env's ``place_points`` when omitted)."""
     report = Report(config={**_config_dict(config), "rounds": resolved_rounds(config)},
                     games=len(records))
     labels = config.labels
-    if config.game in CLIMBING:
+    if scoring(config.game) == PLACES:
         if points is None:
             env = make_env(config.game, config.table_size, config.rounds, dict(config.rules))
-            points = env.unwrapped.game.rules.points
+            points = env.unwrapped.game.place_points
         _climbing_figures(report, config, records, list(points), labels)
     else:
-        _doudizhu_figures(report, config, records, labels)
+        _sides_figures(report, config, records, labels, game_class(config.game).sides)
     return report
 
 
@@ -640,14 +636,15 @@ def _ladder(report, config, labels, wins) -> None:
     ]
 
 
-def _doudizhu_figures(report, config, records, labels) -> None:
+def _sides_figures(report, config, records, labels, sides) -> None:
+    lead, rest = sides
     index = {label: i for i, label in enumerate(labels)}
-    keys = [(label, side) for label in labels for side in (LANDLORD, PEASANTS)]
+    keys = [(label, side) for label in labels for side in sides]
     wp: dict = {key: [] for key in keys}
     adp: dict = {key: [] for key in keys}
     duels = {pair: ([], []) for pair in itertools.combinations(labels, 2)}
-    # per pair, the first one's wins as landlord and as peasants (games, not deals)
-    by_role = {pair: {LANDLORD: [], PEASANTS: []} for pair in duels}
+    # per pair, the first one's wins as the lone seat and as the others (games, not deals)
+    by_role = {pair: {lead: [], rest: []} for pair in duels}
     deals = _by_deal(records)
     wins = np.zeros((len(deals), len(labels), len(labels)))
     for d, (_deal, recs) in enumerate(sorted(deals.items())):
@@ -655,32 +652,32 @@ def _doudizhu_figures(report, config, records, labels) -> None:
         pts = {key: [] for key in keys}
         duel = {pair: ([], []) for pair in duels}
         for rec in recs:
-            landlord = rec["landlord"]
-            if landlord is None:
-                continue  # every bid passed: no game
-            # points per side: the peasants' points, or the landlord's shared out over them
+            lone = rec[lead]
+            if lone is None:
+                continue  # no game (Dou Dizhu: every bid passed)
+            # points per side: the others' points, or the lone seat's shared out over them
             # (halved at three seats: DouZero's ADP)
-            peasant_seats = len(rec["returns"]) - 1
-            landlord_points = rec["returns"][landlord] / peasant_seats
-            landlord_won = landlord_points > 0
-            boss = rec["seats"][landlord]
-            peasants = {label for seat, label in enumerate(rec["seats"]) if seat != landlord}
-            for label, side in [(boss, LANDLORD)] + [(p, PEASANTS) for p in peasants]:
-                mine = landlord_won == (side == LANDLORD)
+            rest_seats = len(rec["returns"]) - 1
+            lone_points = rec["returns"][lone] / rest_seats
+            lone_won = lone_points > 0
+            boss = rec["seats"][lone]
+            others = {label for seat, label in enumerate(rec["seats"]) if seat != lone}
+            for label, side in [(boss, lead)] + [(p, rest) for p in others]:
+                mine = lone_won == (side == lead)
                 won[label, side].append(float(mine))
-                pts[label, side].append(landlord_points if side == LANDLORD else -landlord_points)
-            for label in peasants - {boss}:
-                a, b = (boss, label) if landlord_won else (label, boss)
+                pts[label, side].append(lone_points if side == lead else -lone_points)
+            for label in others - {boss}:
+                a, b = (boss, label) if lone_won else (label, boss)
                 wins[d, index[a], index[b]] += 1
-            if len(peasants) == 1 and boss not in peasants:
-                (peasant,) = peasants
+            if len(others) == 1 and boss not in others:
+                (other,) = others
                 for pair in duel:
-                    if set(pair) == {boss, peasant}:
+                    if set(pair) == {boss, other}:
                         sign = 1 if pair[0] == boss else -1
-                        duel[pair][0].append(float(landlord_won == (sign > 0)))
-                        duel[pair][1].append(sign * peasant_seats * landlord_points)
-                        role = LANDLORD if sign > 0 else PEASANTS
-                        by_role[pair][role].append(float(landlord_won == (sign > 0)))
+                        duel[pair][0].append(float(lone_won == (sign > 0)))
+                        duel[pair][1].append(sign * rest_seats * lone_points)
+                        role = lead if sign > 0 else rest
+                        by_role[pair][role].append(float(lone_won == (sign > 0)))
         for key in keys:
             if won[key]:
                 wp[key].append(float(np.mean(won[key])))
@@ -691,7 +688,7 @@ def _doudizhu_figures(report, config, records, labels) -> None:
                 duels[pair][1].append(float(np.mean(x)))
     for label in labels:
         entry = {}
-        for side in (LANDLORD, PEASANTS):
+        for side in sides:
             if wp[label, side]:
                 entry[side] = {
                     "WP": _ci(wp[label, side], stats.SHARE),
@@ -737,11 +734,12 @@ def _fmt(ci: dict[str, float], digits: int = 3) -> str:
 def format_report(report: Report) -> str:
     """The report as terminal tables (means with 95% half-widths)."""
     cfg = report.config
+    climbing = scoring(cfg["game"]) == PLACES
     lines = [
         f"{cfg['game']}: {cfg['deals']} duplicate deals, {report.games} games, seed {cfg['seed']}"
-        + (f", {cfg['rounds']} round(s) per match" if cfg["game"] in CLIMBING else "")
+        + (f", {cfg['rounds']} round(s) per match" if climbing else "")
     ]
-    if cfg["game"] in CLIMBING:
+    if climbing:
         n = len(cfg["lineups"][0])
         head = f"{'player':<34}{'points/round':>18}{'1st share':>16}  places 1..{n}"
         lines += ["", head, "-" * len(head)]
@@ -757,7 +755,7 @@ def format_report(report: Report) -> str:
             for side, p in sides.items():
                 lines.append(f"{label:<34}{side:<10}{_fmt(p['WP']):>16}{_fmt(p['ADP'], 2):>18}")
     if report.pairs:
-        duel = cfg["game"] not in CLIMBING
+        duel = not climbing
         head = f"{'a':<26}{'b':<26}{'a - b':>18}" + (f"{'WP of a':>16}" if duel else "")
         head += "  verdict (95%)"
         lines += ["", head, "-" * len(head)]
@@ -765,12 +763,15 @@ def format_report(report: Report) -> str:
             wp = f"{_fmt(pr['WP_a']):>16}" if duel else ""
             lines.append(f"{pr['a']:<26}{pr['b']:<26}{_fmt(pr, 3):>18}{wp}  {pr['verdict']}")
         if duel:
-            lines.append("(games where one of them is the landlord and the other both peasants; "
-                         "a - b: points per game, in units of bid x multiplier)")
+            game = game_class(cfg["game"])
+            lead, rest = game.sides
+            unit = f", in {game.score_unit}" if game.score_unit else ""
+            lines.append(f"(games where one of them is the {lead} and the other all the {rest}; "
+                         f"a - b: points per game{unit})")
             for pr in report.pairs:
                 roles = ", ".join(
                     f"as {role} {pr[f'WP_a_as_{role}']:.3f}"
-                    for role in (LANDLORD, PEASANTS)
+                    for role in game.sides
                     if f"WP_a_as_{role}" in pr
                 )
                 lines.append(f"  WP of {pr['a']} against {pr['b']}: {roles}")
@@ -809,8 +810,9 @@ def write_outputs(report: Report, out_dir: str | os.PathLike) -> dict[str, Path]
 
 
 def _csv_rows(report: Report):
+    climbing = scoring(report.config["game"]) == PLACES
     for label, p in report.players.items():
-        if report.config["game"] in CLIMBING:
+        if climbing:
             yield ("player", label, "", "points_per_round", *_triple(p["points_per_round"]))
             yield ("player", label, "", "first_place_share", *_triple(p["first_place_share"]))
             for place, ci in enumerate(p["places"], 1):
@@ -823,7 +825,7 @@ def _csv_rows(report: Report):
         yield ("pair", pr["a"], pr["b"], pr["metric"], *_triple(pr))
         if "WP_a" in pr:
             yield ("pair", pr["a"], pr["b"], "WP of a", *_triple(pr["WP_a"]))
-            for role in (LANDLORD, PEASANTS):
+            for role in game_class(report.config["game"]).sides:
                 if f"WP_a_as_{role}" in pr:
                     yield ("pair", pr["a"], pr["b"], f"WP of a as {role}", pr[f"WP_a_as_{role}"], "", "")
     for row in report.ladder:

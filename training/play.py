@@ -16,7 +16,7 @@ import numpy as np
 
 from envs.core.aec import turns
 
-from .evaluate import CLIMBING, make_env
+from .evaluate import PLACES, make_env, scoring
 
 STREAM_CPUS = 3
 
@@ -81,7 +81,7 @@ class Match:
             for line in self.talk.narrate(before, raw.view(seat), s, action, self.names):
                 write(line)
         state = raw.game_state
-        return list(state.scores) if self.game in CLIMBING else list(state.returns())
+        return list(state.scores) if scoring(self.game) == PLACES else list(state.returns())
 
 
 def play_match(

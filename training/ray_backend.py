@@ -101,7 +101,7 @@ class SelfPlayWorker:
     transport does), one batch per :meth:`next_batch` request."""
 
     def __init__(self, actor_id: int, game_kwargs: dict, net_config: dict, games: int,
-                 epsilon: float, batch_size: int, seed: list[int], fixed_landlord: float):
+                 epsilon: float, batch_size: int, seed: list[int], start: dict | None):
         ray = _ray()
         with warnings.catch_warnings():  # Ray's own property reads a deprecated one
             warnings.simplefilter("ignore", DeprecationWarning)
@@ -110,7 +110,7 @@ class SelfPlayWorker:
             seed = [*seed, int(np.random.SeedSequence().entropy)]
         self.transport = InlineTransport()
         self.actor = build_actor(actor_id, game_kwargs, net_config, self.transport, games,
-                                 epsilon, batch_size, seed, fixed_landlord)
+                                 epsilon, batch_size, seed, start)
         self.transport.step_actor = self.actor.step
 
     def next_batch(self, version: int, weights: list) -> tuple[bool, Batch]:
@@ -151,7 +151,7 @@ class RayTransport:
         self.workers = [
             worker.remote(a, args.table_kwargs(), net_config, args.games_per_actor,
                           args.exploration, args.batch_size, [args.seed, a, session],
-                          args.fixed_landlord)
+                          args.start)
             for a in range(args.actors)
         ]
         self.depth = max(MIN_DEPTH, math.ceil(args.queue_batches / args.actors))

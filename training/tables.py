@@ -1,8 +1,8 @@
 """The tables a training run plays: one network for every table of its game.
 
-The setting ``tables`` (Daifugo / President) is a distribution over tables, one key per
-thing drawn: ``players`` or any rule of :class:`envs.daifugo.rules.Rules` (``rounds``,
-``lock``, ``jokers``...). Every episode an actor draws a table from it, each key on its own::
+The setting ``tables`` (the games whose engine ``draws_tables``: Daifugo / President) is a
+distribution over tables, one key per thing drawn: ``players`` or any rule of the game's
+``rule_fields()`` (Daifugo: ``rounds``, ``lock``, ``jokers``...). Every episode an actor draws a table from it, each key on its own::
 
     tables:
       players: [3, 4]              # a list: each value equally likely
@@ -27,7 +27,6 @@ base value.
 
 from __future__ import annotations
 
-import dataclasses
 import difflib
 import itertools
 from collections.abc import Callable
@@ -35,19 +34,29 @@ from typing import Any
 
 import numpy as np
 
+import envs
 from policies.spec import action_features, episode_starter, make_game
 
 MAX_COMBINATIONS = 20_000
 """most tables (rounds apart) a distribution may draw: each is checked at the start"""
-CLIMBING = ("daifugo", "president")
 PLAYERS = "players"
 ROUNDS = "rounds"
 
 
-def _rule_fields() -> dict[str, str]:
-    from envs.daifugo.rules import Rules
+def _drawing_games() -> str:
+    """The games whose tables can be drawn (``draws_tables``), for messages."""
+    names = []
+    for name, entry in envs.GAMES.items():
+        try:
+            if entry.game_class.draws_tables:
+                names.append(name)
+        except ValueError:
+            pass  # an engine not importable here
+    return " and ".join(names)
 
-    return {f.name: f.type for f in dataclasses.fields(Rules) if f.name != "preset_name"}
+
+def _only_one_table(setting: str, game: str) -> ValueError:
+    return ValueError(f"{setting} is a setting of {_drawing_games()}; {game!r} has one table")
 
 
 def _label_value(value: Any) -> str:
@@ -86,13 +95,12 @@ class Tables:
             self.features = action_features(self.base)
             """the action features of every catalog the distribution draws, stacked"""
             return
-        if game not in CLIMBING:
-            raise ValueError(f"tables is a setting of {' and '.join(CLIMBING)}; {game!r} has "
-                             "one table")
+        if not getattr(self.base, "draws_tables", False):
+            raise _only_one_table("tables", game)
         if not isinstance(tables, dict) or not tables:
             raise ValueError(f"tables must be a mapping of players and rules to what is "
                              f"drawn, e.g. {{players: [3, 4], lock: 0.5}}; got {tables!r}")
-        fields = _rule_fields()
+        fields = self.base.rule_fields()
         for key, spec in tables.items():
             self.keys.append((key, *self._distribution(key, spec, fields)))
         self.keys.sort(key=lambda k: k[0])
@@ -193,21 +201,17 @@ class Tables:
         return table
 
     def _rules_of(self, table: dict[str, Any]):
-        from envs.daifugo.rules import Rules
-
         overrides = {k: v for k, v in table.items() if k != PLAYERS}
         try:
-            return Rules.preset(self.name, table[PLAYERS], **self.fixed_rules, **overrides)
+            return self.base.rules_for(table[PLAYERS], **self.fixed_rules, **overrides)
         except (TypeError, ValueError) as err:
             label = ", ".join(f"{k}={_label_value(v)}" for k, v in sorted(table.items()))
             raise ValueError(f"tables: the table {label} cannot be played ({err})") from None
 
     def _catalog(self, rules):
-        from envs.daifugo import Catalog
-
-        key = Catalog.key_of(rules)
+        key = self.base.catalog_key_of(rules)
         if key not in self.catalogs:
-            self.catalogs[key] = Catalog(rules)
+            self.catalogs[key] = self.base.make_catalog(rules)
         return self.catalogs[key]
 
     @staticmethod
@@ -218,21 +222,19 @@ class Tables:
     def game(self, table: dict[str, Any]):
         """The game of a table (``players`` and rule values over the base), built once."""
         table = {**self.base_table, **table}
-        if self.name not in CLIMBING or (not self.keys and table == self.base_table):
+        if not getattr(self.base, "draws_tables", False) or (
+                not self.keys and table == self.base_table):
             return self.base
         return self.game_of_rules(self._rules_of(table))
 
     def game_of_rules(self, rules):
         """The game of a rules config, built once (its catalog shared with the games of the
         same catalog key)."""
-        from envs.daifugo import DaifugoGame
-
         if getattr(self.base, "rules", None) == rules:
             return self.base
         game = self.games.get(rules)
         if game is None:
-            game = self.games[rules] = DaifugoGame(rules, self.reward or "centered",
-                                                   catalog=self._catalog(rules))
+            game = self.games[rules] = self.base.with_rules(rules, self._catalog(rules))
         return game
 
     def label_of(self, game) -> str:
@@ -249,11 +251,12 @@ class Tables:
                 if len(values) > 1 else values[0]
         return self.game(table)
 
-    def episode_starter(self, fixed_landlord: float = 0.0) -> Callable:
-        """``f(rng) -> state``: a new episode at a table drawn from the distribution."""
+    def episode_starter(self, start: dict | None = None) -> Callable:
+        """``f(rng) -> state``: a new episode at a table drawn from the distribution, with the
+        game's training start options ``start``."""
         if not self.keys:
-            return episode_starter(self.base, fixed_landlord)
-        episode_starter(self.base, fixed_landlord)  # checks the setting
+            return episode_starter(self.base, start)
+        episode_starter(self.base, start)  # checks the setting
         return lambda rng: self.draw(rng).new_state(rng)
 
     # -- the stacked feature table -----------------------------------------------------------
@@ -274,7 +277,7 @@ class Tables:
         values = {k: [v for v, w in zip(vals, ws) if w > 0] for k, vals, ws in self.keys}
         panel = [{**base, PLAYERS: p} for p in values.get(PLAYERS, [base[PLAYERS]])]
         panel += [{**base, ROUNDS: r} for r in values.get(ROUNDS, []) if r != base.get(ROUNDS)]
-        fields = _rule_fields()
+        fields = self.base.rule_fields()
         flipped = {k: not base[k] for k in values if fields.get(k) == "bool"
                    and len(values[k]) > 1}
         if flipped:
@@ -293,13 +296,12 @@ class Tables:
                 return [(table_label(self.base_table, self.base_table), self.base_table)]
             tables = self.default_panel()
         else:
-            if self.name not in CLIMBING:
-                raise ValueError(f"eval_tables is a setting of {' and '.join(CLIMBING)}; "
-                                 f"{self.name!r} has one table")
+            if not getattr(self.base, "draws_tables", False):
+                raise _only_one_table("eval_tables", self.name)
             if not isinstance(eval_tables, list) or not eval_tables:
                 raise ValueError(f"eval_tables must be a list of tables, each a mapping of "
                                  f"players and rules, got {eval_tables!r}")
-            fields = _rule_fields()
+            fields = self.base.rule_fields()
             tables = []
             for i, table in enumerate(eval_tables):
                 if not isinstance(table, dict):

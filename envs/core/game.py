@@ -1,14 +1,44 @@
-"""The interface every climbrl engine offers; the PettingZoo adapter, the bots and the trainer
-speak only this.
+"""The interface every climbrl engine offers; the PettingZoo adapter, the bots, the trainer
+and the evaluation harness speak only this.
 
 A *game* holds the fixed facts of one rules config (players, action catalog, observation
 layout) and makes states. A *state* is one position: whose turn, the legal action ids, and
 ``apply`` to move on. Engines are pure Python (plus numpy) and never import PettingZoo or torch.
+
+Beyond playing (:class:`Game`, :class:`State`), a game tells the trainer and the harness what
+they would otherwise have to know by its name (:class:`GameDefaults` gives the members of a
+game with one seat-relative network, scored by places, that a new engine inherits and
+overrides):
+
+- **roles**: ``roles`` names the networks the game trains, ``role_of(state, seat)`` and
+  ``role_from_view(view)`` pick the one deciding for a seat, ``return_groups(state)`` the
+  ``(name, seat)`` rows a finished episode's returns are logged under (none: an episode that
+  ended unscored, counted under ``unscored_label``); ``won(state, seat)``: the seat won.
+- **what the network reads**: ``action_features()`` (or ``catalog.action_features()``), the
+  static feature table of the actions; ``seat_rows``, the seat rows of the history's movers;
+  ``recent_actions(state, seat, count)`` (else ``state.history`` rows are read).
+- **training starts**: ``start_options`` maps each starting option the game offers to what it
+  does; ``episode_starter(**options)`` returns ``f(rng) -> state`` and refuses, in one line,
+  an option the game does not have or a bad value.
+- **tables**: ``draws_tables``: the game's rules can be drawn per episode (one network for
+  every table), through ``rule_fields()``, ``rules_for(players, **rules)``,
+  ``catalog_key_of(rules)``, ``make_catalog(rules)`` and ``with_rules(rules, catalog)``.
+- **scoring**, for the evaluation harness: ``scoring`` is :data:`PLACES` (matches of
+  ``rounds`` rounds, each ranking the seats: ``place_points``, ``round_of(state)``,
+  ``places_of(state)``) or :data:`SIDES` (``sides``: the name of one lone seat's side, then
+  the others' side; ``lead_seat(state)``, the lone seat of a finished game, ``None`` when no
+  game was played; ``duel_options(deal_code)``, reset options that seat the deal's lone side
+  at seat 0; ``score_unit``, what a point is).
+
+:class:`GameEntry` is a registered game (``envs.GAMES``): its env module, engine, bots and
+table sizes, so that nothing outside a game's packages needs its name.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import importlib
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 import numpy as np
@@ -70,3 +100,101 @@ class Game(Protocol):
 
     def config_dict(self) -> dict[str, Any]:
         """The rules config as plain values (recorded in checkpoints)."""
+
+
+PLACES = "places"
+"""``scoring`` of a game whose rounds rank the seats (points per place)"""
+SIDES = "sides"
+"""``scoring`` of a game of one lone seat against the others (each side wins or loses)"""
+SEAT_ROLES = ("seat",)
+"""the roles of a game that trains one seat-relative network"""
+
+
+class GameDefaults:
+    """The trainer's and the harness's members of a game with one seat-relative network, no
+    training start options, one table and places for scoring; engines inherit it and override
+    what differs (module docstring)."""
+
+    roles: tuple[str, ...] = SEAT_ROLES
+    start_options: Mapping[str, str] = {}
+    draws_tables = False
+    scoring = PLACES
+    sides: tuple[str, ...] = ()
+    score_unit = ""
+    unscored_label: str | None = None
+    """the name of the share of episodes that end unscored (the trainer logs it), or None"""
+
+    def role_of(self, state, seat: int) -> int:
+        """Index into ``roles`` of the network that decides for ``seat`` in ``state``."""
+        return 0
+
+    def role_from_view(self, view: dict[str, Any]) -> int:
+        """The same index as :meth:`role_of`, from the seat's view."""
+        return 0
+
+    def return_groups(self, state) -> list[tuple[str, int]]:
+        """``(name, seat)`` rows under which a finished episode's returns are logged."""
+        return [(f"seat_{s}", s) for s in range(self.num_players)]
+
+    def won(self, state, seat: int) -> bool:
+        """The seat won the finished episode: the match winner where the state names one,
+        else a positive return."""
+        winner = getattr(state, "winner", None)
+        if isinstance(winner, int):
+            return winner == seat
+        return state.returns()[seat] > 0
+
+    def check_start(self, options: Mapping[str, Any]) -> None:
+        """``ValueError`` naming an option that is not among ``start_options``."""
+        for key in options:
+            if key not in self.start_options:
+                have = ", ".join(self.start_options) or "none"
+                raise ValueError(f"{key} is not a training start option of {self.name!r} "
+                                 f"(its options: {have})")
+
+    def episode_starter(self, **options: Any) -> Callable:
+        """``f(rng) -> state``: a new training episode (a game without start options: every
+        option is refused)."""
+        self.check_start(options)
+        return self.new_state
+
+
+@dataclass(frozen=True)
+class GameEntry:
+    """A registered game: what makes it and who plays it, by module name (imported on use)."""
+
+    name: str
+    title: str
+    """the game's name in messages (``Dou Dizhu``)"""
+    env_module: str
+    """the PettingZoo module, whose ``env(players=..., **rules)`` makes the env"""
+    engine: str
+    """the engine package: its ``make_game(name, players, rules, reward)`` and
+    ``game_from_config(name, config)`` build games, its ``GAME`` is the game class"""
+    table_sizes: tuple[int, ...]
+    default_players: int
+    """the table of a tournament or a run that names no player count"""
+    bots: str | None = None
+    """the package of the scripted players (its ``make(level, seed, **knobs)``), or None"""
+    train_config: str | None = None
+    """the shipped training config the benchmark times"""
+
+    def engine_module(self):
+        try:
+            return importlib.import_module(self.engine)
+        except ImportError as err:
+            raise ValueError(f"game {self.name!r} needs the {self.title} engine "
+                             f"({self.engine}), not importable here: {err}") from None
+
+    @property
+    def game_class(self) -> type:
+        return self.engine_module().GAME
+
+    def make(self, players: int | None = None, rules: dict | None = None,
+             reward: str | None = None):
+        """The engine for a player count, rule overrides and reward mode."""
+        return self.engine_module().make_game(self.name, players, dict(rules or {}), reward)
+
+    def from_config(self, config: dict[str, Any]):
+        """The engine of a recorded ``config_dict()``."""
+        return self.engine_module().game_from_config(self.name, config)

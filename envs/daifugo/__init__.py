@@ -11,7 +11,25 @@ from .catalog import Catalog, Move
 from .engine import PHASE_EXCHANGE, PHASE_NAMES, PHASE_OVER, PHASE_PLAY, DaifugoGame, DaifugoState
 from .rules import Rules
 
+GAME = DaifugoGame
+"""the game class (``envs.GAMES`` reads its class facts)"""
+DEFAULT_REWARD = "centered"
+
+
+def make_game(name: str, players: int | None = None, rules: dict | None = None,
+              reward: str | None = None) -> DaifugoGame:
+    """The game of preset ``name`` (``daifugo``, ``president``) at ``players`` seats, with
+    ``rules`` over the preset and the ``reward`` mode (default centered)."""
+    return DaifugoGame(Rules.preset(name, players, **dict(rules or {})), reward or DEFAULT_REWARD)
+
+
+def game_from_config(name: str, config: dict) -> DaifugoGame:
+    """The game of a recorded ``config_dict()``."""
+    return DaifugoGame(Rules.from_dict(config["rules"]), config["reward"])
+
+
 __all__ = [
+    "GAME",
     "PHASE_EXCHANGE",
     "PHASE_NAMES",
     "PHASE_OVER",
@@ -22,4 +40,6 @@ __all__ = [
     "Deck",
     "Move",
     "Rules",
+    "game_from_config",
+    "make_game",
 ]

@@ -23,7 +23,7 @@ import numpy as np
 from ..core import dealcode
 from ..core.bits import iter_bits, lowest_bits
 from ..core.checks import as_action, as_int, as_int_in, as_options, as_sequence
-from ..core.game import IllegalActionError
+from ..core.game import PLACES, GameDefaults, IllegalActionError
 from .cards import (
     CARDS_PER_DECK,
     JOKER_RANK,
@@ -53,7 +53,7 @@ BYTE = 8
 BYTE_VALUES = 1 << BYTE
 
 
-class DaifugoGame:
+class DaifugoGame(GameDefaults):
     """Fixed facts of one rules config. ``reward``: ``"centered"`` round points minus the mean
     of the round (each round sums to zero) or ``"raw"`` points. ``catalog``: the catalog of
     another game whose rules have the same :meth:`Catalog.key_of` (games of many tables then
@@ -167,6 +167,54 @@ class DaifugoGame:
         return [(packed >> (s * NUM_RANKS)) & f for s in range(NUM_SUITS)]
 
     # -- protocol ------------------------------------------------------------------------------
+
+    # -- what the trainer and the harness read (envs.core.game) ------------------------------
+
+    draws_tables = True
+    scoring = PLACES
+
+    @property
+    def rounds(self) -> int:
+        """rounds per match"""
+        return self.rules.rounds
+
+    @property
+    def place_points(self) -> tuple[int, ...]:
+        """points of each place of a round, first place first"""
+        return tuple(self.rules.points)
+
+    @staticmethod
+    def round_of(state: DaifugoState) -> int:
+        """The round under way (it moves on as a round ends)."""
+        return state.round
+
+    @staticmethod
+    def places_of(state: DaifugoState) -> list[int]:
+        """Each seat's place in the round just finished (0: first)."""
+        return list(state.titles)
+
+    @staticmethod
+    def rule_fields() -> dict[str, str]:
+        """The rules a table may set, name -> type name."""
+        import dataclasses
+
+        return {f.name: f.type for f in dataclasses.fields(Rules) if f.name != "preset_name"}
+
+    def rules_for(self, players: int, **rules: Any) -> Rules:
+        """The rules of this game's preset at ``players`` seats with ``rules`` over it."""
+        return Rules.preset(self.rules.preset_name, players, **rules)
+
+    @staticmethod
+    def catalog_key_of(rules: Rules) -> tuple:
+        return Catalog.key_of(rules)
+
+    @staticmethod
+    def make_catalog(rules: Rules) -> Catalog:
+        return Catalog(rules)
+
+    def with_rules(self, rules: Rules, catalog: Catalog | None = None) -> DaifugoGame:
+        """The game of another table (``rules``), with this one's reward mode."""
+        return type(self)(rules, self.reward_mode, catalog=catalog)
 
     def config_dict(self) -> dict[str, Any]:
         return {"rules": self.rules.to_dict(), "reward": self.reward_mode}

@@ -50,9 +50,10 @@ from typing import Any
 import numpy as np
 
 from ..core.checks import as_action, as_options
-from ..core.game import IllegalActionError
+from ..core.game import SIDES, GameDefaults, IllegalActionError
 from .bidding import CLASSIC, NOT_YET, NUM_BIDS, PASS_CODE, ROB_BID, Outcome, auction_for
 from . import laizi
+from . import roles as role_rules
 from .cards import NUMBER_RANKS, RANKS, UNIT, contains, format_cards, size
 from .catalog import Catalog, get_catalog
 from .config import DoudizhuConfig, Phase, max_bombs, max_play_steps
@@ -444,7 +445,7 @@ class DoudizhuState:
         return f"{text!r} does not beat the pile {cat.action_to_str(self.pile)!r}"
 
 
-class DoudizhuGame:
+class DoudizhuGame(GameDefaults):
     """Fixed facts of Dou Dizhu under one :class:`DoudizhuConfig`, and the state factory."""
 
     name = "doudizhu"
@@ -577,6 +578,76 @@ class DoudizhuGame:
                                     "kitty": format_cards(state.kitty),
                                     "landlord": landlord, "bid": bid,
                                     **self.variant_options(state)})
+
+    # -- what the trainer and the harness read (envs.core.game) ------------------------------
+
+    scoring = SIDES
+    sides = role_rules.SIDES
+    start_options = role_rules.START_OPTIONS
+    score_unit = role_rules.SCORE_UNIT
+    unscored_label = role_rules.NO_BID
+
+    @property
+    def roles(self) -> tuple[str, ...]:
+        """one network for the bidding, the landlord and each peasant (:mod:`.roles`)"""
+        return role_rules.roles_at(self.num_players)
+
+    def role_of(self, state: DoudizhuState, seat: int) -> int:
+        return role_rules.role_index(state.landlord, seat, self.num_players)
+
+    def role_from_view(self, view: dict[str, Any]) -> int:
+        return role_rules.role_index(view.get("landlord"), view["seat"], self.num_players)
+
+    def return_groups(self, state: DoudizhuState) -> list[tuple[str, int]]:
+        """By role; none when every bid passed until the redeals ran out (no game, no
+        return)."""
+        if state.landlord < 0:
+            return []
+        names = self.roles
+        return [(names[self.role_of(state, s)], s) for s in range(self.num_players)]
+
+    def action_features(self) -> np.ndarray:
+        return self.catalog.action_features()
+
+    def episode_starter(self, **options: Any):
+        """``f(rng) -> state``; ``fixed_landlord``: the share of deals that skip the bidding,
+        as DouZero trains: a random deal whose landlord is a random seat at bid 1 (the rest
+        start with the bidding, redeals included)."""
+        self.check_start(options)
+        share = role_rules.check_share(options.get(role_rules.FIXED_LANDLORD, 0.0))
+        if not share:
+            return self.new_state
+
+        def start(rng: np.random.Generator) -> DoudizhuState:
+            state = self.new_state(rng)
+            if rng.random() >= share:
+                return state
+            landlord = int(rng.integers(self.num_players))
+            return self.with_landlord(state, landlord, role_rules.FIXED_LANDLORD_BID, rng)
+
+        return start
+
+    @staticmethod
+    def lead_seat(state: DoudizhuState) -> int | None:
+        """The landlord of a finished deal (``None``: every bid passed, no game)."""
+        return state.view(0).get("landlord")
+
+    def duel_options(self, code: str) -> dict[str, Any]:
+        """Reset options that seat the deal ``code``'s first bidder as landlord at seat 0
+        (bid 1, the kitty in its hand) and the seats after it next."""
+        state = self.new_state(np.random.default_rng(0), {"deal": code})
+        first = state.first_bidder
+        order = [(first + k) % len(state.hands) for k in range(len(state.hands))]
+        hands = [state.hands[s] for s in order]
+        hands[0] += state.kitty
+        return {
+            "hands": [format_cards(h) for h in hands],
+            "kitty": format_cards(state.kitty),
+            "landlord": 0,
+            "bid": role_rules.FIXED_LANDLORD_BID,
+            "first_bidder": 0,
+            **self.variant_options(state),
+        }
 
     # -- legal moves ---------------------------------------------------------------------------
 
