@@ -28,7 +28,7 @@ from .cpu import DEFAULT_THINK_S, CpuPool
 from .events import Event
 from .protocol import ProtocolError, error
 from .redact import frame
-from .rooms import (LEVELS, SEED_BITS, Room, RoomError, check_settings, game_options, new_room_id,
+from .rooms import (LEVELS, SEED_BITS, TABLE_GAMES, Room, RoomError, check_settings, game_options, new_room_id,
                     new_token, token_hash)
 from .store import Store
 
@@ -256,7 +256,7 @@ class TableServer:
         if room.turn != seat:
             raise RoomError("not_your_turn", "it is not your turn")
         op = {"op": "move", "seat": seat, "action": msg["action"]}
-        if msg.get("cards") is not None and room.game == "doudizhu":
+        if msg.get("cards") is not None and TABLE_GAMES[room.game].move_cards:
             op["cards"] = sorted(msg["cards"])
         self._execute(room, op, origin=(conn, msg))
 
@@ -288,7 +288,7 @@ class TableServer:
         if room.v != v or room.table is not table or room.turn != seat:
             conn.send(error("stale", "the table changed while the hint was worked out", msg.get("id")))
             return
-        if room.game == "doudizhu":  # the result card counts the hints
+        if TABLE_GAMES[room.game].deals:  # the result card counts the hints
             self._execute(room, {"op": "hint", "seat": seat})
         conn.send(_reply({"type": "hint", "action": action, "text": table.cat.action_to_str(action),
                           "label": table.label(action), "cards": _move_cards(table, seat, action),
@@ -504,9 +504,7 @@ def _reply(message: dict[str, Any], msg: dict[str, Any]) -> dict[str, Any]:
 
 
 def _move_cards(table, seat: int, action: int) -> list[int]:
-    if table.name == "doudizhu":
-        return table.move_ids(seat, action)
-    return table.ids(table.move_cards(seat, action))
+    return table.move_ids(seat, action)
 
 
 def create_app(db: str | None = None, grace_s: float = DEFAULT_GRACE_S, **kwargs) -> Starlette:

@@ -64,12 +64,50 @@ def prepare_engines() -> None:
     second, Dou Dizhu's tables more), so the first rooms do not wait for them."""
     from .doudizhu import shared_engine
 
-    from .rooms import ROUND_CHOICES
-
     for game, players in (("daifugo", 4), ("daifugo", 3), ("president", 4)):
-        for rounds in ROUND_CHOICES[game]:
+        for rounds in ROUND_CHOICES:
             engine_for(make_rules(game, players, rounds, {}))
     shared_engine()
+
+
+def _rule_options(game: str) -> list[dict[str, Any]]:
+    base = Rules.preset(game, DEFAULT_PLAYERS[game])
+    rules = []
+    for name in switches(game):
+        entry: dict[str, Any] = {"name": name, "default": getattr(base, name)}
+        if name == "jokers":
+            entry["choices"] = [0, 1, 2]
+        if name == "decks":
+            entry["default"] = None
+            entry["choices"] = [1, 2]
+        rules.append(entry)
+    return rules
+
+
+def _rule_value_ok(key: str, value: Any) -> bool:
+    if key in ("jokers", "decks"):
+        return value is None or (isinstance(value, int) and not isinstance(value, bool))
+    return isinstance(value, bool)
+
+
+ROUND_CHOICES = (3, 5, 7)
+DEFAULT_ROUNDS = {"daifugo": 3, "president": 5}
+PLAYER_CHOICES = {"daifugo": (3, 4), "president": tuple(range(3, 9))}
+DEFAULT_PLAYERS = {"daifugo": 4, "president": 4}
+
+
+def _table_game(game: str):
+    from .games import TableGame
+
+    return TableGame(
+        name=game, players=PLAYER_CHOICES[game], default_players=DEFAULT_PLAYERS[game],
+        rounds=ROUND_CHOICES, default_rounds=DEFAULT_ROUNDS[game],
+        rule_options=lambda: _rule_options(game),
+        check_rules=lambda players, rounds, rules: make_rules(game, players, rounds, rules),
+        new_table=lambda players, rounds, rules, seed: DaifugoTable(game, players, rounds, rules,
+                                                                    seed),
+        check_rule_value=_rule_value_ok,
+    )
 
 
 class DaifugoTable(EngineTable):
@@ -159,6 +197,10 @@ class DaifugoTable(EngineTable):
         if kind == SET and cat.low[action] < JOKER_RANK:
             return not cat.suited_sets
         return kind == RUN and cat.moves[action].suit < 0
+
+    def move_ids(self, seat: int, action: int) -> list[int]:
+        """The ids of the cards ``seat``'s move ``action`` takes from its hand."""
+        return self.ids(self.move_cards(seat, action))
 
     def move_cards(self, seat: int, action: int) -> int:
         if self.cat.kind[action] == PASS:
@@ -410,3 +452,7 @@ class DaifugoTable(EngineTable):
         if self.state.phase == PHASE_EXCHANGE:
             return f"{text}: give back one card at a time"
         return f"{text} is no play: not one number{' and not a run' if self.rules.runs else ''}"
+
+
+TABLE_GAMES = (_table_game("daifugo"), _table_game("president"))
+"""the lobby's Daifugo and President (:class:`.games.TableGame`)"""

@@ -503,3 +503,22 @@ class DoudizhuTable(EngineTable):
                                           "your hand lacks)")
         return checked(ids, self.label(action), [],
                        self.talk.explain(action, st.view(seat), self.legal()))
+
+
+def _table_game():
+    from .games import TableGame
+
+    return TableGame(
+        name="doudizhu", players=(3, 4), default_players=3, rounds=(1, 3, 5, 7),
+        default_rounds=1,
+        rule_options=lambda: [{"name": name, "default": False} for name in RULES],
+        check_rules=lambda players, rounds, rules: make_config(players, rules),
+        new_table=lambda players, rounds, rules, seed: DoudizhuTable(rounds, seed, players,
+                                                                     rules),
+        check_rule_value=lambda key, value: isinstance(value, bool),
+        counter=False, deals=True, move_cards=True,
+    )
+
+
+TABLE_GAME = _table_game()
+"""the lobby's Dou Dizhu (:class:`.games.TableGame`)"""

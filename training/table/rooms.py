@@ -18,18 +18,14 @@ import numpy as np
 
 import policies
 
-from .daifugo import DaifugoTable, make_rules, switches
-from .doudizhu import RULES as DOUDIZHU_RULES
-from .doudizhu import DoudizhuTable, make_config
 from .events import Event
+from .games import TableGame, table_games
 
-GAMES = ("daifugo", "president", "doudizhu")
+GAMES = tuple(table_games())
 MODES = ("cpu", "local", "friends")
 LEVELS = policies.LEVELS
-ROUND_CHOICES = {"daifugo": (3, 5, 7), "president": (3, 5, 7), "doudizhu": (1, 3, 5, 7)}
-DEFAULT_ROUNDS = {"daifugo": 3, "president": 5, "doudizhu": 1}
-PLAYER_CHOICES = {"daifugo": (3, 4), "president": tuple(range(3, 9)), "doudizhu": (3, 4)}
-DEFAULT_PLAYERS = {"daifugo": 4, "president": 4, "doudizhu": 3}
+TABLE_GAMES: dict[str, TableGame] = table_games()
+"""the adapter of each game (:mod:`.games`)"""
 COLOURS = ("red", "blue", "green", "yellow", "purple", "orange", "teal", "pink")
 DEFAULT_LEVEL = "medium"
 DEFAULT_PACE_MS = 700
@@ -71,31 +67,17 @@ def clean_name(name: Any, default: str) -> str:
 
 def game_options() -> dict[str, Any]:
     """What a lobby may choose, per game (the ``hello`` message's ``games``)."""
-    from envs.daifugo.rules import Rules
-
     out = {}
-    for game in GAMES:
-        rules = []
-        if game == "doudizhu":
-            rules = [{"name": name, "default": False} for name in DOUDIZHU_RULES]
-        else:
-            base = Rules.preset(game, DEFAULT_PLAYERS[game])
-            for name in switches(game):
-                entry: dict[str, Any] = {"name": name, "default": getattr(base, name)}
-                if name == "jokers":
-                    entry["choices"] = [0, 1, 2]
-                if name == "decks":
-                    entry["default"] = None
-                    entry["choices"] = [1, 2]
-                rules.append(entry)
-        out[game] = {
-            "players": list(PLAYER_CHOICES[game]),
-            "default_players": DEFAULT_PLAYERS[game],
-            "rounds": list(ROUND_CHOICES[game]),
-            "default_rounds": DEFAULT_ROUNDS[game],
-            "rules": rules,
+    for name, game in TABLE_GAMES.items():
+        out[name] = {
+            "players": list(game.players),
+            "default_players": game.default_players,
+            "rounds": list(game.rounds),
+            "default_rounds": game.default_rounds,
+            "rules": game.rule_options(),
         }
-    out["doudizhu"]["counter"] = False
+        if not game.counter:
+            out[name]["counter"] = False
     return out
 
 
@@ -123,37 +105,25 @@ def check_settings(msg: dict[str, Any]) -> dict[str, Any]:
     game = msg.get("game")
     if game not in GAMES:
         raise RoomError("bad_message", f"game must be one of {list(GAMES)}, got {game!r}")
-    players = msg.get("players", DEFAULT_PLAYERS[game])
-    if players not in PLAYER_CHOICES[game] or isinstance(players, bool):
+    table_game = TABLE_GAMES[game]
+    players = msg.get("players", table_game.default_players)
+    if players not in table_game.players or isinstance(players, bool):
         raise RoomError("bad_message",
-                        f"players for {game} must be one of {list(PLAYER_CHOICES[game])}, got {players!r}")
-    rounds = msg.get("rounds", DEFAULT_ROUNDS[game])
-    if rounds not in ROUND_CHOICES[game] or isinstance(rounds, bool):
+                        f"players for {game} must be one of {list(table_game.players)}, got {players!r}")
+    rounds = msg.get("rounds", table_game.default_rounds)
+    if rounds not in table_game.rounds or isinstance(rounds, bool):
         raise RoomError("bad_message",
-                        f"rounds for {game} must be one of {list(ROUND_CHOICES[game])}, got {rounds!r}")
+                        f"rounds for {game} must be one of {list(table_game.rounds)}, got {rounds!r}")
     rules = msg.get("rules") or {}
     if not isinstance(rules, dict):
         raise RoomError("bad_message", "rules must be an object of switches")
-    if game == "doudizhu":
-        for key, value in rules.items():
-            if not isinstance(value, bool):
-                raise RoomError("bad_rules", f"rule {key!r} got {value!r}")
-        try:
-            make_config(players, rules)
-        except (ValueError, TypeError) as err:
-            raise RoomError("bad_rules", str(err)) from None
-    else:
-        for key, value in rules.items():
-            if key in ("jokers", "decks"):
-                ok = value is None or (isinstance(value, int) and not isinstance(value, bool))
-            else:
-                ok = isinstance(value, bool)
-            if not ok:
-                raise RoomError("bad_rules", f"rule {key!r} got {value!r}")
-        try:
-            make_rules(game, players, rounds, rules)
-        except (ValueError, TypeError) as err:
-            raise RoomError("bad_rules", str(err)) from None
+    for key, value in rules.items():
+        if not table_game.check_rule_value(key, value):
+            raise RoomError("bad_rules", f"rule {key!r} got {value!r}")
+    try:
+        table_game.check_rules(players, rounds, rules)
+    except (ValueError, TypeError) as err:
+        raise RoomError("bad_rules", str(err)) from None
     mode = msg.get("mode", "cpu")
     if mode not in MODES:
         raise RoomError("bad_message", f"mode must be one of {list(MODES)}, got {mode!r}")
@@ -266,10 +236,8 @@ class Room:
     def _new_match(self) -> None:
         seed = int(np.random.SeedSequence([self.seed, self.match_no]).generate_state(1, np.uint64)[0])
         st = self.settings
-        if self.game == "doudizhu":
-            self.table = DoudizhuTable(st["rounds"], seed, self.players, st["rules"])
-        else:
-            self.table = DaifugoTable(self.game, self.players, st["rounds"], st["rules"], seed)
+        self.table = TABLE_GAMES[self.game].new_table(self.players, st["rounds"], st["rules"],
+                                                      seed)
         self.hints = {}
 
     def _op_move(self, op) -> list[Event]:
@@ -287,7 +255,7 @@ class Room:
 
     def _op_undo(self, op) -> list[Event]:
         table = self._require_table()
-        if self.game != "doudizhu" or self.mode != "cpu":
+        if not TABLE_GAMES[self.game].deals or self.mode != "cpu":
             raise RoomError("no_undo", "undo is only for Dou Dizhu against the computer")
         try:
             return table.undo(op["seat"])
@@ -300,13 +268,13 @@ class Room:
             self.match_no += 1
             self._new_match()
             return [Event({"type": "start", "round": 0})]
-        if not table.deal_over or self.game != "doudizhu":
+        if not table.deal_over or not TABLE_GAMES[self.game].deals:
             raise RoomError("not_allowed", "the deal is not over")
         return table.next_deal()
 
     def _op_replay(self, op) -> list[Event]:
         table = self._require_table()
-        if self.game != "doudizhu" or not table.deal_over:
+        if not TABLE_GAMES[self.game].deals or not table.deal_over:
             raise RoomError("not_allowed", "replay deal is for a finished Dou Dizhu deal")
         return table.replay()
 
@@ -314,7 +282,7 @@ class Room:
         table = self._require_table()
         if table.turn != op["seat"]:
             raise RoomError("no_hint", "a hint is for the seat to move")
-        if self.game == "doudizhu":
+        if TABLE_GAMES[self.game].deals:  # the result card counts the hints
             table.hints_used += 1
         return []
 
