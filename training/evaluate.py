@@ -766,7 +766,8 @@ def format_report(report: Report) -> str:
             game = game_class(cfg["game"])
             lead, rest = game.sides
             unit = f", in {game.score_unit}" if game.score_unit else ""
-            lines.append(f"(games where one of them is the {lead} and the other all the {rest}; "
+            every = "both" if len(cfg["lineups"][0]) == 3 else "all the"
+            lines.append(f"(games where one of them is the {lead} and the other {every} {rest}; "
                          f"a - b: points per game{unit})")
             for pr in report.pairs:
                 roles = ", ".join(
