@@ -99,13 +99,13 @@ class TerminalPlayer(Player):
 
 
 def talk_for(game_name: str, game):
-    """The terminal text of ``game_name`` (``DaifugoTalk`` or ``DoudizhuTalk``) for ``game``."""
-    if game_name in ("daifugo", "president"):
-        from .daifugo.talk import DaifugoTalk
+    """The terminal text of ``game_name`` for ``game``: the ``TALK`` of the game's bots package
+    (``envs.GAMES``; ``DaifugoTalk``, ``DoudizhuTalk``)."""
+    import importlib
 
-        return DaifugoTalk(game)
-    if game_name == "doudizhu":
-        from .doudizhu.talk import DoudizhuTalk
+    import envs
 
-        return DoudizhuTalk(game)
-    raise ValueError(f"no terminal table for game {game_name!r}")
+    bots = envs.GAMES[game_name].bots if game_name in envs.GAMES else None
+    if bots is None:
+        raise ValueError(f"no terminal table for game {game_name!r}")
+    return importlib.import_module(f"{bots}.talk").TALK(game)

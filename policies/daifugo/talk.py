@@ -147,3 +147,7 @@ class DaifugoTalk(DaifugoNarrator):
                 f"(a joker may stand in), and beat {pile['move']}"
             )
         return f"{text!r} does not beat {pile['move']} in the {order} order"
+
+
+TALK = DaifugoTalk
+"""the terminal text of the game (:func:`policies.human.talk_for`)"""

@@ -131,3 +131,7 @@ class DoudizhuTalk(DoudizhuNarrator):
             return (f"{text} does not beat the soft bomb {view['pile']}: only a higher soft "
                     "bomb, a hard bomb, the wild bomb or the rocket does")
         return f"{text} ({cat.describe(action)}) does not beat {view['pile']} ({cat.describe(pile)})"
+
+
+TALK = DoudizhuTalk
+"""the terminal text of the game (:func:`policies.human.talk_for`)"""

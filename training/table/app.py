@@ -107,7 +107,7 @@ class TableServer:
         log.info("restored %d rooms", self.restored)
 
     async def startup(self) -> None:
-        from .daifugo import prepare_engines
+        from .games import prepare_engines
 
         self.pool.warm_up()
         self.restore()

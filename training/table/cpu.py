@@ -72,7 +72,7 @@ class CpuPool:
         legal = list(state.legal_actions())
         if self.backend == "process":
             position: Any = pack_state(state)
-            rules = table.rules.to_dict() if room.game != "doudizhu" else table.rules_dict()
+            rules = table.rules_dict()
         else:
             position, rules = state.clone(), None
         job = (room.game, rules, level, (room.id, seat, level), [room.seed, seat], seat, position)
@@ -191,7 +191,9 @@ def _init_worker() -> None:
         os.nice(WORKER_NICE)
     except OSError:
         pass
-    from . import daifugo, doudizhu  # noqa: F401 - the engines and players, imported once
+    from .games import table_games
+
+    table_games()  # the engines and players, imported once
 
 
 def _worker_main(conn) -> None:
@@ -229,17 +231,9 @@ def think(job) -> int:
 
 
 def _engine(game: str, rules: dict | None):
-    if game == "doudizhu":
-        from envs.doudizhu import DoudizhuConfig
+    from .games import table_games
 
-        from .doudizhu import shared_engine
-
-        return shared_engine(DoudizhuConfig(**rules))
-    from envs.daifugo.rules import Rules
-
-    from .daifugo import engine_for
-
-    return engine_for(Rules.from_dict(rules))
+    return table_games()[game].engine(rules)
 
 
 def pack_state(state) -> tuple:

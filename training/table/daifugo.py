@@ -59,15 +59,14 @@ def engine_for(rules: Rules) -> DaifugoGame:
     return DaifugoGame(rules)
 
 
-def prepare_engines() -> None:
-    """Build the engines of the lobby's default tables (a Daifugo catalog takes a fifth of a
-    second, Dou Dizhu's tables more), so the first rooms do not wait for them."""
-    from .doudizhu import shared_engine
+USUAL_PLAYERS = {"daifugo": (4, 3), "president": (4,)}
+"""the tables whose engines are built when the server starts"""
 
-    for game, players in (("daifugo", 4), ("daifugo", 3), ("president", 4)):
+
+def _prepare(game: str) -> None:
+    for players in USUAL_PLAYERS[game]:
         for rounds in ROUND_CHOICES:
             engine_for(make_rules(game, players, rounds, {}))
-    shared_engine()
 
 
 def _rule_options(game: str) -> list[dict[str, Any]]:
@@ -106,7 +105,8 @@ def _table_game(game: str):
         check_rules=lambda players, rounds, rules: make_rules(game, players, rounds, rules),
         new_table=lambda players, rounds, rules, seed: DaifugoTable(game, players, rounds, rules,
                                                                     seed),
-        check_rule_value=_rule_value_ok,
+        check_rule_value=_rule_value_ok, prepare=lambda: _prepare(game),
+        engine=lambda rules: engine_for(Rules.from_dict(rules)),
     )
 
 
@@ -197,6 +197,10 @@ class DaifugoTable(EngineTable):
         if kind == SET and cat.low[action] < JOKER_RANK:
             return not cat.suited_sets
         return kind == RUN and cat.moves[action].suit < 0
+
+    def rules_dict(self) -> dict[str, Any]:
+        """The rules as plain values (what a CPU worker rebuilds the engine from)."""
+        return self.rules.to_dict()
 
     def move_ids(self, seat: int, action: int) -> list[int]:
         """The ids of the cards ``seat``'s move ``action`` takes from its hand."""

@@ -516,7 +516,8 @@ def _table_game():
         new_table=lambda players, rounds, rules, seed: DoudizhuTable(rounds, seed, players,
                                                                      rules),
         check_rule_value=lambda key, value: isinstance(value, bool),
-        counter=False, deals=True, move_cards=True,
+        counter=False, deals=True, move_cards=True, prepare=shared_engine,
+        engine=lambda rules: shared_engine(DoudizhuConfig(**rules)),
     )
 
 

@@ -20,6 +20,7 @@ import policies
 
 from .events import Event
 from .games import TableGame, table_games
+from .match import EngineTable
 
 GAMES = tuple(table_games())
 MODES = ("cpu", "local", "friends")
@@ -160,7 +161,7 @@ class Room:
         self.mode = settings["mode"]
         self.players = settings["players"]
         self.seats = [Seat(name=f"Seat {i + 1}", colour=COLOURS[i]) for i in range(self.players)]
-        self.table: DaifugoTable | DoudizhuTable | None = None
+        self.table: EngineTable | None = None
         self.match_no = 0
         self.v = 0
         self.ops = 0
