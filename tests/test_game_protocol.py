@@ -130,3 +130,34 @@ def test_a_new_game_is_trained_and_evaluated_with_no_change_outside_its_module(t
     assert "points/round" in evaluate.format_report(report)
     with pytest.raises(ValueError, match="Toy seats 3 players, got lineups of 4"):
         evaluate.EvalConfig("toy", (("random",) * 4,))
+
+
+def test_a_new_game_of_sides_trains_a_network_per_role_and_is_measured_per_side(toy, tmp_path):
+    # the sides, the roles and the start option are the toy's own names: nothing outside its
+    # module knows them
+    from trainer_helpers import small_args
+    from training import evaluate
+    from training.dmc import train
+
+    args = small_args(tmp_path, game="toy_sides", chasers_first=0.5, total_frames=300,
+                      eval_every_frames=200, eval_deals=2)
+    assert args.start == {"chasers_first": 0.5}
+    run = train(args)
+    assert run["evaluations"] and all({"WP_runner", "WP_chasers"} <= set(e["figures"])
+                                      for e in run["evaluations"])
+    checkpoint = str(Path(run["run_dir"]) / "checkpoint.pt")
+    config = evaluate.EvalConfig("toy_sides", evaluate.pool_lineups([checkpoint, "random"], 3,
+                                                                     "fixed"),
+                                 deals=3, workers=1, progress=False, sides="fixed")
+    records = evaluate.run(config)
+    # A B B and B A A on each deal; the record names the lone seat by its side
+    assert len(records) == 2 * 3 and all(r["runner"] == 0 for r in records)
+    report = evaluate.summarize(config, records)
+    assert set(report.players[checkpoint]) == {"runner", "chasers"}
+    text = evaluate.format_report(report)
+    assert "one of them is the runner and the other both chasers" in text
+    assert f"WP of {checkpoint} against random: as runner" in text
+    with pytest.raises(ValueError, match="chasers_first is a Toy sides setting; 'toy' has no"):
+        small_args(tmp_path, game="toy", chasers_first=0.5).validate()
+    with pytest.raises(ValueError, match="chasers_first must be a share in"):
+        small_args(tmp_path, game="toy_sides", start={"chasers_first": 2}).validate()

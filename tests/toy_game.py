@@ -6,6 +6,10 @@ this module knows it, and :func:`register` adds it to ``envs.GAMES`` like any ga
 every other seat has passed, the last to play leads again. A seat that empties its hand
 takes the next place; the last seat holding cards takes the last place and the round ends
 (one round a match). Actions: a value's id is the value, :data:`PASS` is the last id.
+
+:class:`ToySidesGame` plays the same cards as a game of sides: seat 0, the runner, wins when
+it goes out first, against the two chasers; it trains a network per side and offers a
+training start option (``chasers_first``).
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from envs.core.game import PLACES, GameDefaults, GameEntry, IllegalActionError
+from envs.core.game import PLACES, SIDES, GameDefaults, GameEntry, IllegalActionError
 from envs.core.layout import ObsLayout
 
 NAME = "toy"
@@ -97,7 +101,7 @@ class ToyState:
     def returns(self) -> list[float]:
         if not self.terminal:
             return [0.0] * self.game.num_players
-        return [float(POINTS[place]) for place in self.titles]
+        return self.game.score(self.titles)
 
     def view(self, seat: int) -> dict[str, Any]:
         return {"seat": seat, "hand": "".join(map(str, self.hands[seat])),
@@ -169,6 +173,66 @@ class ToyGame(GameDefaults):
     def config_dict(self) -> dict[str, Any]:
         return {"players": self.num_players}
 
+    @staticmethod
+    def score(titles: list[int]) -> list[float]:
+        return [float(POINTS[place]) for place in titles]
+
+
+RUNNER = 0
+"""the lone seat of :class:`ToySidesGame`"""
+RUNNER_WINS = 2.0
+
+
+class ToySidesGame(ToyGame):
+    """The runner (seat 0) against the chasers: a network per side, a start option."""
+
+    name = "toy_sides"
+    scoring = SIDES
+    sides = ("runner", "chasers")
+    score_unit = "points"
+    roles = ("runner", "chaser")
+    start_options = {"chasers_first": "share of deals a chaser leads"}
+
+    def role_of(self, state: ToyState, seat: int) -> int:
+        return 0 if seat == RUNNER else 1
+
+    def role_from_view(self, view: dict[str, Any]) -> int:
+        return 0 if view["seat"] == RUNNER else 1
+
+    def return_groups(self, state: ToyState) -> list[tuple[str, int]]:
+        return [(self.roles[self.role_of(state, s)], s) for s in range(self.num_players)]
+
+    def won(self, state: ToyState, seat: int) -> bool:
+        return state.returns()[seat] > 0
+
+    @staticmethod
+    def score(titles: list[int]) -> list[float]:
+        sign = 1.0 if titles[RUNNER] == 0 else -1.0
+        return [sign * RUNNER_WINS if s == RUNNER else -sign * RUNNER_WINS / 2
+                for s in range(len(titles))]
+
+    def episode_starter(self, **options: Any):
+        self.check_start(options)
+        share = options.get("chasers_first", 0.0)
+        if not isinstance(share, (int, float)) or not 0 <= share <= 1:
+            raise ValueError(f"chasers_first must be a share in [0, 1], got {share!r}")
+
+        def start(rng: np.random.Generator) -> ToyState:
+            state = self.new_state(rng)
+            if rng.random() < share:
+                state.current_player = RUNNER + 1
+            return state
+
+        return start
+
+    @staticmethod
+    def lead_seat(state: ToyState) -> int:
+        return RUNNER
+
+    @staticmethod
+    def duel_options(code: str) -> dict[str, Any]:
+        return {"deal": code}
+
 
 GAME = ToyGame
 
@@ -177,28 +241,44 @@ def make_game(name: str = NAME, players: int | None = None, rules: dict | None =
               reward: str | None = None) -> ToyGame:
     if rules:
         raise ValueError(f"toy has no rules, got {sorted(rules)}")
-    return ToyGame(players or PLAYERS)
+    return CLASSES[name](players or PLAYERS)
 
 
 def game_from_config(name: str, config: dict) -> ToyGame:
-    return ToyGame(config["players"])
+    return CLASSES[name](config["players"])
 
 
-def env(players: int = PLAYERS, render_mode: str | None = None, **rules):
+CLASSES = {ToyGame.name: ToyGame, ToySidesGame.name: ToySidesGame}
+
+
+def _env(name: str, players: int, render_mode: str | None, rules: dict):
     from envs.core.aec import CardGameEnv, wrap
 
     class RawEnv(CardGameEnv):
-        metadata = {**CardGameEnv.metadata, "name": "toy_v1"}
+        metadata = {**CardGameEnv.metadata, "name": f"{name}_v1"}
 
-    return wrap(RawEnv(make_game(players=players, rules=rules), render_mode))
+    return wrap(RawEnv(make_game(name, players, rules), render_mode))
 
 
-ENTRY = GameEntry(NAME, "Toy", env_module=__name__, engine=__name__, table_sizes=(PLAYERS,),
-                  default_players=PLAYERS)
+def env(players: int = PLAYERS, render_mode: str | None = None, **rules):
+    return _env(NAME, players, render_mode, rules)
+
+
+def sides_env(players: int = PLAYERS, render_mode: str | None = None, **rules):
+    return _env(ToySidesGame.name, players, render_mode, rules)
+
+
+ENTRIES = (
+    GameEntry(NAME, "Toy", env_module=__name__, engine=__name__, table_sizes=(PLAYERS,),
+              default_players=PLAYERS),
+    GameEntry(ToySidesGame.name, "Toy sides", env_module="toy_sides", engine="toy_sides",
+              table_sizes=(PLAYERS,), default_players=PLAYERS),
+)
 
 
 def register(monkeypatch) -> None:
-    """Add the toy game to ``envs.GAMES`` for one test."""
+    """Add the toy games to ``envs.GAMES`` for one test."""
     import envs
 
-    monkeypatch.setitem(envs.GAMES, NAME, ENTRY)
+    for entry in ENTRIES:
+        monkeypatch.setitem(envs.GAMES, entry.name, entry)
