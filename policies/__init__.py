@@ -10,11 +10,12 @@ Every player implements :class:`policies.base.Player` (``bind(game)``, then
 Importing it checks that ``envs`` is climbrl's (:func:`policies.install.check_envs`).
 """
 
-from .base import Player, RandomPlayer, legal_ids
 from .install import check_envs
-from .registry import GAMES, LEVELS, cpu_levels, known_names, load, parse_spec
 
-check_envs()
+check_envs()  # first: the modules below read climbrl's envs (its registry of games)
+
+from .base import Player, RandomPlayer, legal_ids  # noqa: E402
+from .registry import GAMES, LEVELS, cpu_levels, known_names, load, parse_spec  # noqa: E402
 
 __all__ = [
     "GAMES",

@@ -6,18 +6,17 @@ distinct cyclic rotation of the lineup, so every player sits in every seat of ev
 the luck of the cards cancels. Players are re-seeded from ``(seed, lineup, deal, rotation,
 slot)`` before each game: results do not depend on the number of worker processes.
 
-Figures (each with a 95% interval over deals, :mod:`training.stats`):
-
-The game says how it is scored (``scoring``, :mod:`envs.core.game`), and the figures follow:
+Figures (each with a 95% interval over deals, :mod:`training.stats`), following how the game
+is scored (its ``scoring``, :mod:`envs.core.game`):
 
 - places (Daifugo / President): mean points per round, the distribution of places,
   first-place share; for every two players of a lineup, the per-deal difference of their mean
   points;
 - sides (one lone seat against the others; Dou Dizhu's landlord and peasants, the names
-  coming from the game's ``sides``): WP (share of games won) and ADP (average points per game,
-  counted once per side: the others' points, or the lone seat's shared out over them; at
-  three seats, halved, in the game's ``score_unit``) for each player on each side, as in the
-  DouZero paper; for every two players, the games where one is the lone seat and the other
+  coming from the game's ``sides``): WP (share of games won) and ADP (average points per
+  game, counted once per side: the others' points, or the lone seat's divided by the number
+  of others, halved at three seats; in the game's ``score_unit``) for each player on each
+  side, as in the DouZero paper; for every two players, the games where one is the lone seat and the other
   holds every other seat: the first one's WP and the ADP difference (the duel mode,
   ``sides="fixed"``, plays exactly those games);
 - a ladder: Elo ratings (Bradley-Terry over who placed higher at a table; sides: which side
