@@ -8,19 +8,12 @@ from pathlib import Path
 import pytest
 
 from training import evaluate
+from trainer_helpers import one_error_line
 from training.cli import main as cli
 
 CPU_DAIFUGO = Path(__file__).resolve().parents[1] / "cpus" / "daifugo"
 SMALL_EVAL = ["eval", "--game", "daifugo", "--players", "random,random,random", "--deals", "1",
               "--workers", "1", "--no-progress"]
-
-
-def one_error_line(capsys) -> str:
-    err = capsys.readouterr().err
-    assert "Traceback" not in err
-    lines = err.strip().splitlines()
-    assert len(lines) == 1, err
-    return lines[0]
 
 
 def test_a_mistyped_training_option_is_one_line(capsys):

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks import time_to_strength as tts
+from trainer_helpers import one_error_line
 
 
 @dataclass
@@ -144,14 +145,6 @@ def test_keep_only_reports_a_mark_passed_before_the_watch_began(tmp_path, capsys
     assert status == {1: "missed", 2: "kept"}
     assert tts.kept(marks_dir, 1) is None and tts.kept(marks_dir, 2)["elapsed"] == 130
     assert "missed" in capsys.readouterr().out
-
-
-def one_error_line(capsys) -> str:
-    err = capsys.readouterr().err
-    assert "Traceback" not in err
-    lines = err.strip().splitlines()
-    assert len(lines) == 1, err
-    return lines[0]
 
 
 BASE = ["--game", "daifugo", "--config", "daifugo3"]

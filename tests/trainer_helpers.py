@@ -70,3 +70,12 @@ def wait_until_trained(proc, run_dir, timeout: float, poll: float = 0.2) -> int:
         assert proc.poll() is None, f"the trainer exited with {proc.returncode}"
         assert time.monotonic() < deadline, f"no checkpoint with frames in {timeout} s"
         time.sleep(poll)
+
+
+def one_error_line(capsys) -> str:
+    """The one line a command printed on stderr for a user mistake (no traceback)."""
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    return lines[0]

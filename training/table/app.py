@@ -494,7 +494,9 @@ class TableServer:
 def _quiet(future: asyncio.Future) -> None:
     """Retrieve a background future's outcome (cancelled at shutdown, or failed: logged)."""
     if not future.cancelled() and future.exception() is not None:
-        log.error("preparing the engines failed: %s", future.exception())
+        err = future.exception()
+        # the type too: a bare TimeoutError or a killed worker's error has no message
+        log.error("preparing the engines failed: %r", err, exc_info=err)
 
 
 def _reply(message: dict[str, Any], msg: dict[str, Any]) -> dict[str, Any]:
