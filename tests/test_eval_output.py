@@ -235,3 +235,22 @@ def test_workers_busy_in_a_deal_end_when_eval_is_killed(tmp_path):
     proc.kill()
     proc.communicate(timeout=PATIENCE_SECONDS)
     wait_for(lambda: not any(alive(w) for w in workers), "the workers to end")
+
+
+def test_long_player_names_keep_their_columns_apart(tmp_path, capsys):
+    # a checkpoint's path longer than the name column ran into the next name:
+    # "/work/snaps/daifugo/1556.ptscripted-medium  -0.078 ± 0.315"
+    import shutil
+
+    cpu = tmp_path / ("a-cpu-folder-with-a-name-longer-than-the-column-" + "x" * 12)
+    shutil.copytree(Path(__file__).resolve().parents[1] / "cpus" / "daifugo", cpu)
+    assert cli(["eval", "--game", "daifugo", "--players", f"{cpu},random,random", "--deals", "2",
+                "--rounds", "1", "--workers", "1", "--no-progress",
+                "--out", str(tmp_path / "out")]) == 0
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.find(str(cpu)) >= 0]
+    assert len(rows) >= 3  # the players' table, the pairs' table and the ladder
+    for row in rows:
+        after = row[row.find(str(cpu)) + len(str(cpu)):]
+        assert after.startswith("  ") and after.strip(), row
+    pair = next(row for row in rows if row.startswith(str(cpu)) and "random" in row)
+    assert pair[len(str(cpu)):].split()[0] == "random"

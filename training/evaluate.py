@@ -723,6 +723,12 @@ def _config_dict(config: EvalConfig) -> dict[str, Any]:
 # -- output ----------------------------------------------------------------------------------
 
 
+NAME_WIDTH, PAIR_NAME_WIDTH = 34, 26
+"""the least width of the player column and of each name column of the pairs' table"""
+NAME_GAP = 2
+"""spaces at least between a name and the next column"""
+
+
 def _fmt(ci: dict[str, float], digits: int = 3) -> str:
     if math.isnan(ci["low"]):
         return f"{ci['mean']:.{digits}f}"
@@ -734,33 +740,37 @@ def format_report(report: Report) -> str:
     """The report as terminal tables (means with 95% half-widths)."""
     cfg = report.config
     climbing = scoring(cfg["game"]) == PLACES
+    # a name column fits the longest name (a checkpoint's path), so columns never run together
+    names = list(report.players) + [row["player"] for row in report.ladder]
+    longest = max(map(len, names), default=0) + NAME_GAP
+    wide, pair_wide = max(NAME_WIDTH, longest), max(PAIR_NAME_WIDTH, longest)
     lines = [
         f"{cfg['game']}: {cfg['deals']} duplicate deals, {report.games} games, seed {cfg['seed']}"
         + (f", {cfg['rounds']} round(s) per match" if climbing else "")
     ]
     if climbing:
         n = len(cfg["lineups"][0])
-        head = f"{'player':<34}{'points/round':>18}{'1st share':>16}  places 1..{n}"
+        head = f"{'player':<{wide}}{'points/round':>18}{'1st share':>16}  places 1..{n}"
         lines += ["", head, "-" * len(head)]
         for label, p in report.players.items():
             places = " ".join(f"{x['mean']:.2f}" for x in p["places"])
             lines.append(
-                f"{label:<34}{_fmt(p['points_per_round']):>18}{_fmt(p['first_place_share']):>16}  {places}"
+                f"{label:<{wide}}{_fmt(p['points_per_round']):>18}{_fmt(p['first_place_share']):>16}  {places}"
             )
     else:
-        head = f"{'player':<34}{'side':<10}{'WP':>16}{'ADP':>18}"
+        head = f"{'player':<{wide}}{'side':<10}{'WP':>16}{'ADP':>18}"
         lines += ["", head, "-" * len(head)]
         for label, sides in report.players.items():
             for side, p in sides.items():
-                lines.append(f"{label:<34}{side:<10}{_fmt(p['WP']):>16}{_fmt(p['ADP'], 2):>18}")
+                lines.append(f"{label:<{wide}}{side:<10}{_fmt(p['WP']):>16}{_fmt(p['ADP'], 2):>18}")
     if report.pairs:
         duel = not climbing
-        head = f"{'a':<26}{'b':<26}{'a - b':>18}" + (f"{'WP of a':>16}" if duel else "")
+        head = f"{'a':<{pair_wide}}{'b':<{pair_wide}}{'a - b':>18}" + (f"{'WP of a':>16}" if duel else "")
         head += "  verdict (95%)"
         lines += ["", head, "-" * len(head)]
         for pr in report.pairs:
             wp = f"{_fmt(pr['WP_a']):>16}" if duel else ""
-            lines.append(f"{pr['a']:<26}{pr['b']:<26}{_fmt(pr, 3):>18}{wp}  {pr['verdict']}")
+            lines.append(f"{pr['a']:<{pair_wide}}{pr['b']:<{pair_wide}}{_fmt(pr, 3):>18}{wp}  {pr['verdict']}")
         if duel:
             game = game_class(cfg["game"])
             lead, rest = game.sides
@@ -776,10 +786,10 @@ def format_report(report: Report) -> str:
                 )
                 lines.append(f"  WP of {pr['a']} against {pr['b']}: {roles}")
     if report.ladder:
-        head = f"{'rank':<6}{'player':<34}{'Elo':>8}  95% interval"
+        head = f"{'rank':<6}{'player':<{wide}}{'Elo':>8}  95% interval"
         lines += ["", head, "-" * len(head)]
         for i, row in enumerate(report.ladder, 1):
-            lines.append(f"{i:<6}{row['player']:<34}{row['elo']:>8.0f}  [{row['low']:.0f}, {row['high']:.0f}]")
+            lines.append(f"{i:<6}{row['player']:<{wide}}{row['elo']:>8.0f}  [{row['low']:.0f}, {row['high']:.0f}]")
     return "\n".join(lines)
 
 
@@ -842,6 +852,11 @@ def _json_default(value):
     raise TypeError(f"cannot write {type(value).__name__} to JSON")
 
 
+PLOT_WIDTH_INCHES = 6.0
+"""the ladder plot's width without the names; each character of the longest adds:"""
+PLOT_INCHES_PER_CHAR = 0.08
+
+
 def plot_ladder(report: Report, path: str | os.PathLike) -> None:
     """A PNG of the ladder: each player's Elo with its 95% interval."""
     import matplotlib
@@ -850,7 +865,10 @@ def plot_ladder(report: Report, path: str | os.PathLike) -> None:
     import matplotlib.pyplot as plt
 
     rows = list(reversed(report.ladder))
-    fig, ax = plt.subplots(figsize=(7, 1.2 + 0.5 * max(1, len(rows))))
+    # the names sit left of the axes: the figure widens with the longest (a checkpoint's path)
+    longest = max((len(r["player"]) for r in rows), default=0)
+    width = PLOT_WIDTH_INCHES + PLOT_INCHES_PER_CHAR * longest
+    fig, ax = plt.subplots(figsize=(width, 1.2 + 0.5 * max(1, len(rows))))
     if rows:
         y = np.arange(len(rows))
         elo = np.array([r["elo"] for r in rows])
