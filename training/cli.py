@@ -63,6 +63,23 @@ def _specs(text: str) -> tuple[str, ...]:
     return specs
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """A mistake on the command line is one line on stderr (exit 2), not the usage block."""
+
+    def error(self, message: str):
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (--help for usage)\n")
+
+
+def _room_days(text: str) -> float:
+    try:
+        days = float(text)
+    except ValueError:
+        days = float("nan")
+    if not days >= 0:  # NaN too
+        raise argparse.ArgumentTypeError(f"days, 0 or more (0 keeps every room), got {text!r}")
+    return days
+
+
 def _rule(text: str) -> tuple[str, object]:
     from policies.registry import knob_value
 
@@ -85,8 +102,8 @@ def _add_common(p: argparse.ArgumentParser) -> None:
 def build_parser() -> argparse.ArgumentParser:
     from training.evaluate import DEFAULT_DEALS, DEFAULT_WORKERS
 
-    parser = argparse.ArgumentParser(prog="climbrl", description="climbrl command line")
-    sub = parser.add_subparsers(dest="command", required=True)
+    parser = OneLineParser(prog="climbrl", description="climbrl command line")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=OneLineParser)
     bench_parser = sub.add_parser(
         "bench", help="print environment speed figures",
         description="Random-play speed of every game's engine and env, and legal-move times "
@@ -159,6 +176,9 @@ def build_parser() -> argparse.ArgumentParser:
     sv.add_argument("--cpu-backend", choices=("process", "thread"), default="process",
                     help="where CPUs think: worker processes (default) or threads")
     sv.add_argument("--rate", type=float, default=20.0, help="messages per second per connection")
+    sv.add_argument("--room-days", type=_room_days, default=7.0,
+                    help="days a room nobody uses (no move, nobody joining) is kept before it is "
+                         "dropped from the file; 0 keeps every room")
     sv.set_defaults(func=_serve)
     return parser
 
@@ -367,7 +387,8 @@ def _serve(args) -> int:
               file=sys.stderr)
         return 2
     serve(args.host, args.port, args.db, args.grace, think_s=args.think, workers=args.workers,
-          rate=args.rate, burst=max(int(2 * args.rate), 1), cpu_backend=args.cpu_backend)
+          rate=args.rate, burst=max(int(2 * args.rate), 1), cpu_backend=args.cpu_backend,
+          room_days=args.room_days)
     return 0
 
 

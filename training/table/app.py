@@ -14,6 +14,7 @@ import json
 import logging
 import re
 import secrets
+import time
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +37,11 @@ log = logging.getLogger("climbrl.table")
 STATIC = Path(__file__).resolve().parent / "static"
 ROOM_ID = re.compile(r"^[A-Za-z0-9_-]{16,64}$")
 DEFAULT_GRACE_S = 30.0
+DEFAULT_ROOM_DAYS = 7.0
+"""days a room nobody uses (no move, nobody joining or leaving) is kept; 0 keeps every room"""
+SECONDS_PER_DAY = 86400.0
+EXPIRY_CHECK_S = 3600.0
+"""how often a running server drops the rooms unused for ``room_days``"""
 SEND_QUEUE = 256
 POLICY_CLOSE = 1008
 
@@ -77,8 +83,11 @@ class TableServer:
     def __init__(self, db: str | None = None, grace_s: float = DEFAULT_GRACE_S,
                  think_s: float = DEFAULT_THINK_S, workers: int = 2,
                  rate: float = protocol.RATE_PER_S, burst: int = protocol.BURST,
-                 cpu_backend: str = "process"):
+                 cpu_backend: str = "process", room_days: float = DEFAULT_ROOM_DAYS):
+        if not room_days >= 0:
+            raise ValueError(f"room_days must be 0 (keep every room) or more, got {room_days!r}")
         self.store = Store(db)
+        self.room_days = room_days
         self.grace_s = grace_s
         self.rate = rate
         self.burst = burst
@@ -93,7 +102,9 @@ class TableServer:
     # -- start and stop ----------------------------------------------------------------------
 
     def restore(self) -> None:
-        """Every stored room, its ops executed again; people reconnect with their tokens."""
+        """Every stored room, its ops executed again; people reconnect with their tokens. Rooms
+        unused for ``room_days`` are dropped first."""
+        self.expire_rooms()
         for room_id, settings, seed, ops in self.store.rooms():
             room = Room(room_id, settings, seed)
             try:
@@ -120,6 +131,31 @@ class TableServer:
         # in the background: the first rooms of the usual tables need not build their engine
         self._preparing = asyncio.gather(asyncio.to_thread(prepare_engines), self.pool.ready())
         self._preparing.add_done_callback(_quiet)
+        self._expiry = asyncio.get_running_loop().create_task(self._expire_every(EXPIRY_CHECK_S))
+
+    def expire_rooms(self) -> list[str]:
+        """Drop the rooms (from memory and the file) nobody has used for ``room_days``, none
+        with a person connected now; returns their ids."""
+        if not self.room_days:
+            return []
+        cutoff = time.time() - self.room_days * SECONDS_PER_DAY
+        gone = [r for r in self.store.unused_since(cutoff) if not self.conns.get(r)]
+        for room_id in gone:
+            self.rooms.pop(room_id, None)
+            self.conns.pop(room_id, None)
+            tasks = [self.cpu_tasks.pop(room_id, None)]
+            tasks += [self.grace_tasks.pop(k) for k in list(self.grace_tasks) if k[0] == room_id]
+            for task in filter(None, tasks):
+                task.cancel()
+        self.store.delete(gone)
+        if gone:
+            log.info("dropped %d rooms unused for %g days", len(gone), self.room_days)
+        return gone
+
+    async def _expire_every(self, seconds: float) -> None:
+        while True:
+            await asyncio.sleep(seconds)
+            self.expire_rooms()
 
     @property
     def ready(self) -> bool:
@@ -131,6 +167,9 @@ class TableServer:
         prep = getattr(self, "_preparing", None)
         if prep is not None and not prep.done():
             prep.cancel()
+        expiry = getattr(self, "_expiry", None)
+        if expiry is not None:
+            expiry.cancel()
         for task in list(self.cpu_tasks.values()) + list(self.grace_tasks.values()):
             task.cancel()
         self.pool.close()
@@ -380,6 +419,7 @@ class TableServer:
     def _attach(self, conn, room: Room, seats: list[int], token: str, msg, creator: bool) -> None:
         if conn.room is not None:
             self._detach(conn)
+        self.store.touch(room.id)
         changed = []
         for s in seats:
             seat = room.seats[s]
@@ -409,6 +449,8 @@ class TableServer:
         if room is None:
             return
         self.conns.get(room.id, set()).discard(conn)
+        if room.id in self.rooms:  # the room's idle clock starts when its people leave
+            self.store.touch(room.id)
         seats = conn.seats
         conn.room = None
         conn.seats = []

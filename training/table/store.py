@@ -1,7 +1,8 @@
 """Rooms on disk: one SQLite file (stdlib ``sqlite3``, write-ahead log).
 
 A room is its settings and seed (one row of ``rooms``) plus the ops it executed, in order
-(rows of ``ops``). Each op is committed before anyone hears of it (the ops of one turn of the
+(rows of ``ops``); ``touched`` is when it was last used (an op or a person joining), so that
+rooms nobody uses any more can be dropped (:meth:`Store.expire`). Each op is committed before anyone hears of it (the ops of one turn of the
 server's event loop in one transaction), so a server killed at any moment restarts with
 every room where it was: :meth:`Store.rooms` gives them back to replay.
 Tokens are stored as hashes only.
@@ -22,7 +23,8 @@ CREATE TABLE IF NOT EXISTS rooms (
     id TEXT PRIMARY KEY,
     settings TEXT NOT NULL,
     seed INTEGER NOT NULL,
-    created REAL NOT NULL
+    created REAL NOT NULL,
+    touched REAL
 );
 CREATE TABLE IF NOT EXISTS ops (
     room TEXT NOT NULL,
@@ -48,14 +50,20 @@ class Store:
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.executescript(SCHEMA)
+        columns = {row[1] for row in self.db.execute("PRAGMA table_info(rooms)")}
+        if "touched" not in columns:  # a file written before rooms expired: last use = creation
+            with self.db:
+                self.db.execute("ALTER TABLE rooms ADD COLUMN touched REAL")
+                self.db.execute("UPDATE rooms SET touched = created")
         self.pending: list[tuple[str, int, str]] = []
 
     def create_room(self, room_id: str, settings: dict[str, Any], seed: int,
                     ops: list[dict[str, Any]]) -> None:
         with self.db:
             self.db.execute("BEGIN")
-            self.db.execute("INSERT INTO rooms VALUES (?, ?, ?, ?)",
-                            (room_id, json.dumps(settings), seed, time.time()))
+            now = time.time()
+            self.db.execute("INSERT INTO rooms VALUES (?, ?, ?, ?, ?)",
+                            (room_id, json.dumps(settings), seed, now, now))
             self.db.executemany("INSERT INTO ops VALUES (?, ?, ?)",
                                 [(room_id, n, json.dumps(op)) for n, op in enumerate(ops)])
 
@@ -68,9 +76,32 @@ class Store:
         if not self.pending:
             return
         rows, self.pending = self.pending, []
+        now = time.time()
         with self.db:
             self.db.execute("BEGIN")
             self.db.executemany("INSERT INTO ops VALUES (?, ?, ?)", rows)
+            self.db.executemany("UPDATE rooms SET touched = ? WHERE id = ?",
+                                [(now, room_id) for room_id in {row[0] for row in rows}])
+
+    def touch(self, room_id: str) -> None:
+        """The room was used without an op (a person joined or came back)."""
+        with self.db:
+            self.db.execute("UPDATE rooms SET touched = ? WHERE id = ?", (time.time(), room_id))
+
+    def unused_since(self, cutoff: float) -> list[str]:
+        """The ids of the rooms last used before ``cutoff`` (a ``time.time()`` value)."""
+        return [row[0] for row in
+                self.db.execute("SELECT id FROM rooms WHERE touched < ? ORDER BY touched", (cutoff,))]
+
+    def delete(self, room_ids: list[str]) -> None:
+        """Drop rooms and their ops (one transaction)."""
+        if not room_ids:
+            return
+        self.flush()
+        with self.db:
+            self.db.execute("BEGIN")
+            self.db.executemany("DELETE FROM ops WHERE room = ?", [(r,) for r in room_ids])
+            self.db.executemany("DELETE FROM rooms WHERE id = ?", [(r,) for r in room_ids])
 
     def rooms(self) -> Iterator[tuple[str, dict[str, Any], int, list[dict[str, Any]]]]:
         """Every room as ``(id, settings, seed, ops)``, ops in order."""
