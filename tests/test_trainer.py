@@ -300,3 +300,16 @@ def test_doudizhu_evaluation_is_the_duel_so_both_sides_are_measured(tmp_path, mo
     for side in ("landlord", "peasants"):  # shares: the interval stays inside [0, 1]
         assert (0 <= figures[f"WP_{side}_low"] <= figures[f"WP_{side}"]
                 <= figures[f"WP_{side}_high"] <= 1)
+
+
+def test_a_daifugo_run_recorded_before_start_options_resumes(tmp_path):
+    # runs recorded before `start` hold `fixed_landlord: 0.0` among their settings, whatever
+    # the game; resuming a Daifugo one failed with "fixed_landlord is a Dou Dizhu setting"
+    run = train(small_args(tmp_path, total_frames=64))
+    path = f"{run['run_dir']}/checkpoint.pt"
+    data = torch.load(path, weights_only=False)
+    data["args"].pop("start")
+    data["args"]["fixed_landlord"] = 0.0
+    torch.save(data, path)
+    again = train(make_args(None, {"resume": run["run_dir"], "total_frames": 128}))
+    assert again["frames"] >= 128

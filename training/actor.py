@@ -11,6 +11,11 @@ With a distribution of tables (:class:`training.tables.Tables`) every new episod
 at a table drawn from it; the network scores every table's moves from the run's stacked
 feature table, so the ids in the histories and the batches are shifted by the offset of each
 table's catalog (:meth:`Tables.offset`).
+
+With ``opponents`` (a registry player -> share of episodes), that share of the episodes seats
+the network at one seat drawn at random and the player at every other seat: the network
+learns to beat it (its seats' decisions are not trained on); the other episodes are
+self-play.
 """
 
 from __future__ import annotations
@@ -27,11 +32,14 @@ from policies.network import NetConfig, QNetwork, build_network
 from policies.spec import recent_actions_fn, return_groups, role_of, roles
 
 from .children import ORPHAN_EXIT, exit_with_parent
+from .opponents import make_opponent
 from .tables import Tables
 from .transport import Batch, Transport
 
 HIST_ACTION_DTYPE = np.int32
 HIST_MOVER_DTYPE = np.int8
+SAVED_WITHOUT_OPPONENTS = 6
+"""the fields of an actor's saved state before the opponents' seats and players were kept"""
 
 
 class NetPolicy:
@@ -169,9 +177,12 @@ class SelfPlayActor:
 
     def __init__(self, game, nets: list[QNetwork], transport: Transport, games: int,
                  epsilon: float, batch_size: int, rng: np.random.Generator, actor_id: int = 0,
-                 start: dict | None = None):
+                 start: dict | None = None, opponents: dict | None = None):
         if games < 1:
             raise ValueError(f"games_per_actor must be at least 1, got {games}")
+        self.opponents = list((opponents or {}).items())
+        self.players: list[tuple[str, object, object]] = []
+        """(name, game, bound player) of each opponent made so far"""
         self.tables = game if isinstance(game, Tables) else Tables.of_game(game)
         self.game = game = self.tables.base
         self.new_episode = self.tables.episode_starter(start)
@@ -184,6 +195,8 @@ class SelfPlayActor:
         self.actor_id = actor_id
         self.version = -1
         self.states = [self.new_episode(rng) for _ in range(games)]
+        self.seated: list[dict[int, str]] = [self._seat_opponents(st) for st in self.states]
+        """each game's seats held by an opponent: seat -> its name"""
         self.trajectories: list[list[tuple]] = [[] for _ in range(games)]
         self.samples: list[list[tuple]] = [[] for _ in self.role_names]
         self.episodes: list[dict] = []
@@ -202,6 +215,8 @@ class SelfPlayActor:
     def step(self) -> int:
         """One decision in every game; returns the number of decisions made."""
         self.sync_weights()
+        if self.opponents:
+            self._play_opponents()
         states = self.states
         seats = [st.current_player for st in states]
         obs, hist, legal, role, offsets = self.policy.observe(states, seats)
@@ -224,17 +239,60 @@ class SelfPlayActor:
         traj = self.trajectories[i]
         for r, seat, obs, hist, action, before in traj:
             self.samples[r].append((obs, hist, action, final[seat] - before))
-        episode = {"returns": {name: final[s] for name, s in return_groups(st.game, st)},
+        seated = self.seated[i]
+        episode = {"returns": {name: final[s] for name, s in return_groups(st.game, st)
+                               if s not in seated},
                    "length": len(traj)}
         if self.tables.keys:
             episode["table"] = self.tables.label_of(st.game)
         self.episodes.append(episode)
         self.states[i] = self.new_episode(self.rng)
+        self.seated[i] = self._seat_opponents(self.states[i])
         self.trajectories[i] = []
         for r, pool in enumerate(self.samples):
             while len(pool) >= self.batch_size:
                 self._emit(r, pool[: self.batch_size])
                 del pool[: self.batch_size]
+
+    # -- opponents -----------------------------------------------------------------------------
+
+    def _seat_opponents(self, state) -> dict[int, str]:
+        """The opponent seats of a new episode (no draw at all without opponents)."""
+        if not self.opponents:
+            return {}
+        u = self.rng.random()
+        for name, share in self.opponents:
+            if u < share:
+                players = state.game.num_players
+                mine = int(self.rng.integers(players))
+                return {seat: name for seat in range(players) if seat != mine}
+            u -= share
+        return {}
+
+    def _player(self, name: str, game):
+        for have, bound_to, player in self.players:
+            if have == name and bound_to is game:
+                return player
+        player = make_opponent(name, game, [self.actor_id, len(self.players)])
+        self.players.append((name, game, player))
+        return player
+
+    def _play_opponents(self) -> None:
+        """Every game on to a decision of the network: the opponents' moves, and the episodes
+        they end."""
+        for i in range(len(self.states)):
+            st = self.states[i]
+            while st.current_player in self.seated[i]:
+                seat = st.current_player
+                game = st.game
+                mask = np.zeros(game.num_actions, np.int8)
+                mask[st.legal_actions()] = 1
+                player = self._player(self.seated[i][seat], game)
+                st.apply(player.act({"observation": game.observe(st, seat), "action_mask": mask},
+                                    st.view(seat)))
+                if st.terminal:
+                    self._finish(i)
+                    st = self.states[i]
 
     def _emit(self, r: int, rows: list[tuple]) -> None:
         hist = np.stack([row[1] for row in rows])
@@ -257,19 +315,22 @@ class SelfPlayActor:
         buf = io.BytesIO()
         _GamePickler(buf, self.tables).dump(
             (self.states, self.trajectories, self.samples, self.episodes, self.rng,
-             self.version)
+             self.version, self.seated, self.players)
         )
         return buf.getvalue()
 
     def set_state(self, data: bytes) -> None:
+        saved = _GameUnpickler(io.BytesIO(data), self.tables).load()
+        if len(saved) == SAVED_WITHOUT_OPPONENTS:  # a run saved before opponents existed
+            saved = (*saved, [{} for _ in saved[0]], [])
         (self.states, self.trajectories, self.samples, self.episodes, self.rng,
-         self.version) = _GameUnpickler(io.BytesIO(data), self.tables).load()
+         self.version, self.seated, self.players) = saved
         self.version = -1  # reload the weights on the next step
 
 
 def build_actor(actor_id: int, game_kwargs: dict, net_config: dict, transport, games: int,
                 epsilon: float, batch_size: int, seed: list[int],
-                start: dict | None = None) -> SelfPlayActor:
+                start: dict | None = None, opponents: dict | None = None) -> SelfPlayActor:
     """A self-play actor of its own process (a spawned one, a Ray actor), from plain values:
     one torch thread, its tables (``game_kwargs``: the arguments of
     :class:`~training.tables.Tables`), fresh networks (the weights come through
@@ -281,18 +342,18 @@ def build_actor(actor_id: int, game_kwargs: dict, net_config: dict, transport, g
     nets = [build_network(tables.base, cfg, tables.features).eval()
             for _ in roles(tables.base)]
     return SelfPlayActor(tables, nets, transport, games, epsilon, batch_size,
-                         np.random.default_rng(seed), actor_id, start)
+                         np.random.default_rng(seed), actor_id, start, opponents)
 
 
 def actor_process(actor_id: int, game_kwargs: dict, net_config: dict, transport,
                   games: int, epsilon: float, batch_size: int, seed: list[int],
-                  start: dict | None = None) -> None:
+                  start: dict | None = None, opponents: dict | None = None) -> None:
     """Entry point of one actor process (spawned): steps its games until told to stop, or
     exits as soon as the learner (its parent) is gone."""
     exit_with_parent(transport.learner_pid)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the learner decides when to stop
     actor = build_actor(actor_id, game_kwargs, net_config, transport, games, epsilon,
-                        batch_size, seed, start)
+                        batch_size, seed, start, opponents)
     while not transport.stop.is_set():
         if not transport.learner_alive():
             os._exit(ORPHAN_EXIT)

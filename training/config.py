@@ -127,6 +127,20 @@ def gather_starts(data: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _own_starts(recorded: dict[str, Any]) -> dict[str, Any]:
+    """A recorded run's settings with only the start options its game offers: a run recorded
+    before ``start`` held every game's options as settings, at their defaults (a Daifugo run
+    had ``fixed_landlord: 0.0``), which its own game would now refuse."""
+    start = recorded.get("start")
+    if not isinstance(start, dict) or not start:
+        return recorded
+    try:
+        offered = envs.game_entry(recorded.get("game", envs.DEFAULT_GAME)).game_class.start_options
+    except ValueError:
+        return recorded  # an unknown game: make_args names it
+    return {**recorded, "start": {k: v for k, v in start.items() if k in offered}}
+
+
 def parse_overrides(tokens: list[str]) -> dict[str, Any]:
     """``["--minutes", "3", "--rules={lock: false}"]`` -> ``{"minutes": 3, "rules": {...}}``
     (start options are kept as given; :func:`gather_starts` moves them)."""
@@ -205,7 +219,7 @@ def make_args(config: str | None = None, overrides: list[str] | dict | None = No
 
         resume = extra["resume"]
         # runs recorded before ``start`` hold their start options as settings of their own
-        base = gather_starts(dict(checkpoint.load(resume, resumable=True)["args"]))
+        base = _own_starts(gather_starts(dict(checkpoint.load(resume, resumable=True)["args"])))
         for key in PER_INVOCATION:
             base.pop(key, None)
         for key in FIXED_ON_RESUME:

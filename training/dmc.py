@@ -67,6 +67,8 @@ EVAL_CHECKPOINT = "eval.pt"
 """the weights the evaluation harness plays (written before each evaluation)"""
 MAX_SEED = 2**63 - 1
 BACKENDS = ("local", "ray")
+SHARE_SLACK = 1e-9
+"""rounding allowed when shares of episodes add up to 1"""
 
 
 @dataclass
@@ -131,6 +133,11 @@ class Args:
     {fixed_landlord: 0.9}: the share of deals dealt with a random landlord at bid 1, skipping
     the bidding (DouZero's set-up); each option may also be given as a setting of its own
     (fixed_landlord: 0.9)"""
+    opponents: dict = field(default_factory=dict)
+    """players of the registry to train against, each with its share of the episodes, e.g.
+    {scripted-medium: 0.3, scripted-hard: 0.1}: in those episodes the network holds one seat
+    drawn at random and the player every other seat (their decisions are not trained on);
+    the other episodes are self-play"""
     queue_batches: int = 8
     """batches waiting between actors and learner before actors block"""
     # -- learner
@@ -237,6 +244,7 @@ class Args:
         if any(not isinstance(key, str) for key in self.rules):
             raise ValueError(f"rules must map rule names to values, got {self.rules!r}")
         self.check_start()
+        self.check_opponents()
         self.check_backend()
         learner_device(self.device)
 
@@ -256,6 +264,21 @@ class Args:
                 raise ValueError(f"{key} is a {' / '.join(offered[key])} setting; "
                                  f"{self.game!r} has no such start option")
         episode_starter(make_game(**self.game_kwargs()), self.start)  # the game checks values
+
+    def check_opponents(self) -> None:
+        """Each opponent a player of the game's registry with a share in (0, 1], the shares
+        summing to 1 at most (one line naming the bad one otherwise)."""
+        if not isinstance(self.opponents, dict):
+            raise ValueError(f"opponents must map players to shares of the episodes, got "
+                             f"{self.opponents!r}")
+        for name, share in self.opponents.items():
+            check_opponent(name, self.game, "opponents")
+            if isinstance(share, bool) or not isinstance(share, (int, float)) or not 0 < share <= 1:
+                raise ValueError(f"opponents: the share of {name!r} must be in (0, 1], got "
+                                 f"{share!r}")
+        total = sum(self.opponents.values())
+        if total > 1 + SHARE_SLACK:
+            raise ValueError(f"opponents: the shares sum to {total:g}, more than 1")
 
     def check_backend(self) -> None:
         if self.backend not in BACKENDS:
@@ -486,7 +509,7 @@ def train(args: Args) -> dict[str, Any]:
             inline_actor = SelfPlayActor(
                 tables, actor_nets, transport, args.games_per_actor, args.exploration,
                 args.batch_size, np.random.default_rng([args.seed, 0, counters["session"]]),
-                start=args.start)
+                start=args.start, opponents=args.opponents)
             transport.step_actor = inline_actor.step
             saved_actor = saved.get("actor") if saved is not None else None
             if saved_actor is not None and saved_actor.get("features", stack) == stack:
@@ -514,7 +537,8 @@ def train(args: Args) -> dict[str, Any]:
                         target=actor_process, daemon=True,
                         args=(a, args.table_kwargs(), net_cfg.to_dict(), transport,
                               args.games_per_actor, args.exploration, args.batch_size,
-                              [args.seed, a, counters["session"]], args.start))
+                              [args.seed, a, counters["session"]], args.start,
+                              args.opponents))
                     p.start()
                     processes.append(p)
             finally:

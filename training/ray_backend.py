@@ -101,7 +101,8 @@ class SelfPlayWorker:
     transport does), one batch per :meth:`next_batch` request."""
 
     def __init__(self, actor_id: int, game_kwargs: dict, net_config: dict, games: int,
-                 epsilon: float, batch_size: int, seed: list[int], start: dict | None):
+                 epsilon: float, batch_size: int, seed: list[int], start: dict | None,
+                 opponents: dict | None = None):
         ray = _ray()
         with warnings.catch_warnings():  # Ray's own property reads a deprecated one
             warnings.simplefilter("ignore", DeprecationWarning)
@@ -110,7 +111,7 @@ class SelfPlayWorker:
             seed = [*seed, int(np.random.SeedSequence().entropy)]
         self.transport = InlineTransport()
         self.actor = build_actor(actor_id, game_kwargs, net_config, self.transport, games,
-                                 epsilon, batch_size, seed, start)
+                                 epsilon, batch_size, seed, start, opponents)
         self.transport.step_actor = self.actor.step
 
     def next_batch(self, version: int, weights: list) -> tuple[bool, Batch]:
@@ -151,7 +152,7 @@ class RayTransport:
         self.workers = [
             worker.remote(a, args.table_kwargs(), net_config, args.games_per_actor,
                           args.exploration, args.batch_size, [args.seed, a, session],
-                          args.start)
+                          args.start, args.opponents)
             for a in range(args.actors)
         ]
         self.depth = max(MIN_DEPTH, math.ceil(args.queue_batches / args.actors))

@@ -1,0 +1,108 @@
+"""Training against other players (``opponents``): in its share of the episodes the network
+holds one seat drawn at random and the player every other one; only the network's decisions
+become samples; a run with opponents resumes exactly; bad settings are one line."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from policies.network import NetConfig, build_network
+from policies.spec import make_game, roles
+from trainer_helpers import SMALL, small_args
+from training.actor import SelfPlayActor
+from training.config import make_args
+from training.dmc import train
+
+
+class Collect:
+    """A transport that keeps the batches and never sends weights."""
+
+    def __init__(self):
+        self.batches = []
+
+    def fetch_weights(self, version):
+        return None
+
+    def put_batch(self, batch):
+        self.batches.append(batch)
+
+
+def actor_with(opponents, games=8, seed=0, players=4):
+    game = make_game("daifugo", players)
+    cfg = NetConfig.from_dict({k: SMALL[k] for k in ("lstm_hidden", "state_layers", "pair_layers")})
+    nets = [build_network(game, cfg).eval() for _ in roles(game)]
+    return SelfPlayActor(game, nets, Collect(), games, 0.0, 32, np.random.default_rng(seed),
+                         opponents=opponents)
+
+
+def test_only_the_networks_seat_is_trained_on_in_an_opponents_episode():
+    actor = actor_with({"random": 1.0})
+    mine = set()
+    for _ in range(300):
+        actor.step()
+        for seated, traj, st in zip(actor.seated, actor.trajectories, actor.states):
+            assert len(seated) == st.game.num_players - 1  # every episode has opponents
+            seats = {row[1] for row in traj}
+            assert len(seats) <= 1 and not seats & set(seated)
+            mine |= seats
+    assert mine == {0, 1, 2, 3}  # the network's seat is drawn per episode
+    assert actor.transport.batches
+    # logged returns are the network's seat only
+    logged = [ep["returns"] for b in actor.transport.batches for ep in b.episodes]
+    assert logged and all(len(r) == 1 for r in logged)
+
+
+def test_a_share_of_opponent_episodes_leaves_the_rest_self_play():
+    actor = actor_with({"random": 0.5}, games=16)
+    kinds = set()
+    for _ in range(400):
+        actor.step()
+        kinds |= {bool(s) for s in actor.seated}
+    assert kinds == {True, False}
+
+
+def test_no_opponents_draws_nothing_more():
+    # a run without opponents plays the same games as before the setting existed
+    a, b = actor_with({}, seed=3), actor_with(None, seed=3)
+    for _ in range(50):
+        a.step()
+        b.step()
+    assert [st.deal_code for st in a.states] == [st.deal_code for st in b.states]
+    assert all(not s for s in a.seated)
+
+
+def _weights(run_dir):
+    return torch.load(f"{run_dir}/checkpoint.pt", weights_only=False)["models"]
+
+
+def test_a_run_with_opponents_resumes_exactly(tmp_path):
+    frames = 64 * 12
+    settings = {"opponents": {"scripted-easy": 0.5}}
+    full = train(small_args(tmp_path, run_name="full", total_frames=frames, **settings))
+    half = train(small_args(tmp_path, run_name="half", total_frames=frames // 2, **settings))
+    resumed = train(make_args(None, {"resume": half["run_dir"], "total_frames": frames}))
+    a, b = _weights(full["run_dir"]), _weights(resumed["run_dir"])
+    assert all(torch.equal(a[r][k], b[r][k]) for r in a for k in a[r])
+
+
+@pytest.mark.parametrize("opponents, said", [
+    ({"scripted-mediun": 0.5}, "unknown opponents 'scripted-mediun'"),
+    ({"scripted-medium": 1.5}, "the share of 'scripted-medium' must be in (0, 1]"),
+    ({"scripted-medium": 0.7, "random": 0.6}, "the shares sum to 1.3, more than 1"),
+    (["scripted-medium"], "opponents must be dict"),
+])
+def test_bad_opponents_are_refused_naming_them(tmp_path, opponents, said):
+    with pytest.raises(ValueError) as err:
+        small_args(tmp_path, opponents=opponents).validate()
+    assert said in str(err.value)
+
+
+def test_a_bad_opponent_on_the_command_line_is_one_line(capsys):
+    from trainer_helpers import one_error_line
+    from training.cli import main as cli
+
+    assert cli(["train", "--config", "daifugo4", "--opponents", "{scripted-hrad: 0.5}",
+                "--minutes", "0.01"]) == 2
+    assert "unknown opponents 'scripted-hrad'" in one_error_line(capsys)
