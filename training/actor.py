@@ -32,7 +32,7 @@ from policies.network import NetConfig, QNetwork, build_network
 from policies.spec import recent_actions_fn, return_groups, role_of, roles
 
 from .children import ORPHAN_EXIT, exit_with_parent
-from .opponents import make_opponent
+from .opponents import make_opponent, opponent_move
 from .tables import Tables
 from .transport import Batch, Transport
 
@@ -284,12 +284,8 @@ class SelfPlayActor:
             st = self.states[i]
             while st.current_player in self.seated[i]:
                 seat = st.current_player
-                game = st.game
-                mask = np.zeros(game.num_actions, np.int8)
-                mask[st.legal_actions()] = 1
-                player = self._player(self.seated[i][seat], game)
-                st.apply(player.act({"observation": game.observe(st, seat), "action_mask": mask},
-                                    st.view(seat)))
+                player = self._player(self.seated[i][seat], st.game)
+                st.apply(opponent_move(player, st.game, st, seat))
                 if st.terminal:
                     self._finish(i)
                     st = self.states[i]

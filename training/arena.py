@@ -23,7 +23,7 @@ import numpy as np
 from policies.spec import won
 
 from .actor import NetPolicy
-from .opponents import make_opponent
+from .opponents import make_opponent, opponent_move
 
 Z95 = 1.96
 
@@ -48,7 +48,6 @@ def evaluate(game, policy: NetPolicy, opponent: str, deals: int, seed: int) -> E
             matches.append((state, seat, make_opponent(opponent, game, [seed, d, seat])))
     live = list(range(len(matches)))
     rng = np.random.default_rng([seed, deals])
-    mask = np.zeros(game.num_actions, np.int8)
     while live:
         mine = [i for i in live if matches[i][0].current_player == matches[i][1]]
         if mine:
@@ -60,12 +59,7 @@ def evaluate(game, policy: NetPolicy, opponent: str, deals: int, seed: int) -> E
             st, net_seat, opp = matches[i]
             if st.terminal or st.current_player == net_seat:
                 continue
-            seat = st.current_player
-            legal = st.legal_actions()
-            mask[legal] = 1
-            observation = {"observation": game.observe(st, seat), "action_mask": mask.copy()}
-            mask[legal] = 0
-            st.apply(opp.act(observation, st.view(seat)))
+            st.apply(opponent_move(opp, game, st, st.current_player))
         live = [i for i in live if not matches[i][0].terminal]
     returns = np.array([st.returns()[seat] for st, seat, _ in matches])
     wins = np.array([won(game, st, seat) for st, seat, _ in matches])

@@ -4,12 +4,23 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 import policies
 
 
 def make_opponent(name: str, game, seed):
     """The player ``name`` of ``game``'s family, seeded and bound to ``game``."""
     return policies.load(game.name, name, seed=seed).bind(game)
+
+
+def opponent_move(player, game, state, seat: int) -> int:
+    """``player``'s move for ``seat`` in an engine ``state`` of ``game``, given what the
+    PettingZoo env would give it: the observation with its legal-move mask, and the view."""
+    mask = np.zeros(game.num_actions, np.int8)
+    mask[state.legal_actions()] = 1
+    return player.act({"observation": game.observe(state, seat), "action_mask": mask},
+                      state.view(seat))
 
 
 def check_opponent(name: str, game: str, setting: str = "eval_opponent") -> None:
