@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import policies
-from envs import daifugo_v1, doudizhu_v1
+from envs import daifugo_v1, doudizhu_v1, president_v1
 from training.evaluate import play_game
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -23,6 +23,8 @@ SHIPPED = [
     ("daifugo", "daifugo", lambda: daifugo_v1.env(players=4, rounds=7, jokers=1,
                                                   illegal_finish=True)),
     ("doudizhu", "doudizhu", lambda: doudizhu_v1.env()),
+    ("president", "president", lambda: president_v1.env(players=4)),
+    ("president", "president", lambda: president_v1.env(players=7, rounds=3, bombs=True)),
 ]
 
 

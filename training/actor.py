@@ -40,6 +40,7 @@ HIST_ACTION_DTYPE = np.int32
 HIST_MOVER_DTYPE = np.int8
 SAVED_WITHOUT_OPPONENTS = 6
 """the fields of an actor's saved state before the opponents' seats and players were kept"""
+SAVED_WITH_OPPONENTS = 9
 
 
 class NetPolicy:
@@ -181,8 +182,11 @@ class SelfPlayActor:
         if games < 1:
             raise ValueError(f"games_per_actor must be at least 1, got {games}")
         self.opponents = list((opponents or {}).items())
-        self.players: list[tuple[str, object, object]] = []
-        """(name, game, bound player) of each opponent made so far"""
+        self.slot_players: list[dict[str, tuple]] = [{} for _ in range(games)]
+        """each game's opponents: name -> (the game it is bound to, the player); one per game
+        slot, so memory and checkpoints stay bounded however many tables are drawn"""
+        self.made = 0
+        """opponents made so far (each one's seed)"""
         self.tables = game if isinstance(game, Tables) else Tables.of_game(game)
         self.game = game = self.tables.base
         self.new_episode = self.tables.episode_starter(start)
@@ -269,12 +273,12 @@ class SelfPlayActor:
             u -= share
         return {}
 
-    def _player(self, name: str, game):
-        for have, bound_to, player in self.players:
-            if have == name and bound_to is game:
-                return player
-        player = make_opponent(name, game, [self.actor_id, len(self.players)])
-        self.players.append((name, game, player))
+    def _player(self, i: int, name: str, game):
+        bound_to, player = self.slot_players[i].get(name, (None, None))
+        if bound_to is not game:  # a new table in this slot
+            player = make_opponent(name, game, [self.actor_id, self.made])
+            self.made += 1
+            self.slot_players[i][name] = (game, player)
         return player
 
     def _play_opponents(self) -> None:
@@ -284,7 +288,7 @@ class SelfPlayActor:
             st = self.states[i]
             while st.current_player in self.seated[i]:
                 seat = st.current_player
-                player = self._player(self.seated[i][seat], st.game)
+                player = self._player(i, self.seated[i][seat], st.game)
                 st.apply(opponent_move(player, st.game, st, seat))
                 if st.terminal:
                     self._finish(i)
@@ -311,16 +315,20 @@ class SelfPlayActor:
         buf = io.BytesIO()
         _GamePickler(buf, self.tables).dump(
             (self.states, self.trajectories, self.samples, self.episodes, self.rng,
-             self.version, self.seated, self.players)
+             self.version, self.seated, self.slot_players, self.made)
         )
         return buf.getvalue()
 
     def set_state(self, data: bytes) -> None:
         saved = _GameUnpickler(io.BytesIO(data), self.tables).load()
         if len(saved) == SAVED_WITHOUT_OPPONENTS:  # a run saved before opponents existed
-            saved = (*saved, [{} for _ in saved[0]], [])
+            saved = (*saved, [{} for _ in saved[0]])
+        slots, made = [{} for _ in saved[0]], 0
+        if len(saved) == SAVED_WITH_OPPONENTS:
+            slots, made = saved[-2:]
         (self.states, self.trajectories, self.samples, self.episodes, self.rng,
-         self.version, self.seated, self.players) = saved
+         self.version, self.seated) = saved[:SAVED_WITHOUT_OPPONENTS + 1]
+        self.slot_players, self.made = slots, made
         self.version = -1  # reload the weights on the next step
 
 
