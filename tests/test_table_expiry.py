@@ -69,6 +69,8 @@ def test_room_days_zero_keeps_every_room(tmp_path):
 
 
 def test_a_room_with_someone_connected_is_kept_and_leaving_restarts_its_clock(tmp_path):
+    # expire_rooms runs on the server's event loop (as the hourly check does): called from
+    # the test's thread it raced the loop's own writes on the same SQLite connection
     db = str(tmp_path / "tables.db")
     app = make_app(tmp_path, room_days=1)
     server = app.state.server
@@ -76,14 +78,14 @@ def test_a_room_with_someone_connected_is_kept_and_leaving_restarts_its_clock(tm
         with tc.websocket_connect("/ws") as ws:
             room = TableClient(ws).create(**ROOM)["room"]
             age(db, room, 2)
-            assert server.expire_rooms() == [] and room in server.rooms
+            assert tc.portal.call(server.expire_rooms) == [] and room in server.rooms
         # the person left just now: the room counts as used now, not two days ago
         deadline = time.monotonic() + 10
         while server.conns.get(room) and time.monotonic() < deadline:
             time.sleep(0.01)
-        assert server.expire_rooms() == [] and room in server.rooms
+        assert tc.portal.call(server.expire_rooms) == [] and room in server.rooms
         age(db, room, 2)
-        assert server.expire_rooms() == [room]
+        assert tc.portal.call(server.expire_rooms) == [room]
         assert room not in server.rooms and ops_of(db, room) == 0
 
 
