@@ -106,3 +106,31 @@ def test_a_bad_opponent_on_the_command_line_is_one_line(capsys):
     assert cli(["train", "--config", "daifugo4", "--opponents", "{scripted-hrad: 0.5}",
                 "--minutes", "0.01"]) == 2
     assert "unknown opponents 'scripted-hrad'" in one_error_line(capsys)
+
+
+def test_an_actor_state_saved_before_opponents_existed_is_read():
+    """A checkpoint of a run from before the opponents setting holds six fields of actor state
+    (no opponents' seats, players, count made): it resumes as self-play; any other length is
+    refused naming it."""
+    import io
+
+    from training.actor import _GamePickler, _GameUnpickler
+
+    actor = actor_with(None, games=4)
+    for _ in range(20):
+        actor.step()
+    saved = _GameUnpickler(io.BytesIO(actor.get_state()), actor.tables).load()
+    assert len(saved) == 9
+
+    def state_of(fields):
+        buf = io.BytesIO()
+        _GamePickler(buf, actor.tables).dump(tuple(fields))
+        return buf.getvalue()
+
+    old = actor_with(None, games=4, seed=5)
+    old.set_state(state_of(saved[:6]))
+    assert old.seated == [{} for _ in saved[0]] and old.slot_players == [{} for _ in saved[0]]
+    assert old.made == 0 and old.episodes == actor.episodes
+    old.step()  # and it plays on
+    with pytest.raises(ValueError, match="actor state of 8 fields"):
+        old.set_state(state_of(saved[:8]))

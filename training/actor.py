@@ -322,13 +322,12 @@ class SelfPlayActor:
     def set_state(self, data: bytes) -> None:
         saved = _GameUnpickler(io.BytesIO(data), self.tables).load()
         if len(saved) == SAVED_WITHOUT_OPPONENTS:  # a run saved before opponents existed
-            saved = (*saved, [{} for _ in saved[0]])
-        slots, made = [{} for _ in saved[0]], 0
-        if len(saved) == SAVED_WITH_OPPONENTS:
-            slots, made = saved[-2:]
+            saved = (*saved, [{} for _ in saved[0]], [{} for _ in saved[0]], 0)
+        if len(saved) != SAVED_WITH_OPPONENTS:
+            raise ValueError(f"actor state of {len(saved)} fields; this version reads "
+                             f"{SAVED_WITHOUT_OPPONENTS} or {SAVED_WITH_OPPONENTS}")
         (self.states, self.trajectories, self.samples, self.episodes, self.rng,
-         self.version, self.seated) = saved[:SAVED_WITHOUT_OPPONENTS + 1]
-        self.slot_players, self.made = slots, made
+         self.version, self.seated, self.slot_players, self.made) = saved
         self.version = -1  # reload the weights on the next step
 
 
