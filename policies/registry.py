@@ -16,14 +16,16 @@ Names, per game (``daifugo``, ``president``, ``doudizhu``):
 - ``douzero:<folder>`` (Dou Dizhu): a checkpoint of DouZero's own trainer, played through
   :mod:`benchmarks.douzero_player` (needs ``pip install douzero``; landlord fixed only).
 
-A spec may carry knobs after colons: ``scripted-hard:rollouts=400:candidates=8``; keyword
-knobs given to :func:`load` win over those in the spec.
+A spec may carry knobs after colons: ``scripted-hard:rollouts=400:candidates=8``, a path too
+(``cpus/daifugo:temperature=0.5``: the trailing ``key=value`` parts, unless the whole text is
+an existing file); keyword knobs given to :func:`load` win over those in the spec.
 """
 
 from __future__ import annotations
 
 import importlib
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +33,7 @@ import envs
 
 from . import search
 from .base import Player, RandomPlayer
+from .fallback import FallbackPlayer
 from .install import shipped
 
 GAMES = tuple(envs.GAMES)
@@ -42,6 +45,8 @@ CHECKPOINT_SUFFIXES = (".pt", ".pth", ".ckpt", ".onnx")
 CONFIG_PATH = shipped("configs") / "cpus.yaml"
 SPEC_SEPARATOR = ":"
 DOUZERO_PREFIX = "douzero:"
+#: a knob after a path's colon: ``temperature=0.5`` (an identifier, then ``=``)
+KNOB_PART = re.compile(r"^\s*[A-Za-z_]\w*\s*=")
 
 
 def known_names(game: str) -> list[str]:
@@ -50,8 +55,10 @@ def known_names(game: str) -> list[str]:
     return [RANDOM, *LEVELS, *(SCRIPTED_PREFIX + level for level in LEVELS)]
 
 
-def cpu_levels(game: str, config: str | os.PathLike | None = None) -> dict[str, str]:
-    """The level -> spec table of ``game`` from the CPU config (``configs/cpus.yaml``)."""
+def cpu_levels(game: str, config: str | os.PathLike | None = None) -> dict[str, str | list[str]]:
+    """The level -> spec table of ``game`` from the CPU config (``configs/cpus.yaml``): a spec,
+    or a list of them, the first that can play a table seated there
+    (:class:`policies.fallback.FallbackPlayer`)."""
     import yaml
 
     _check_game(game)
@@ -64,7 +71,17 @@ def cpu_levels(game: str, config: str | os.PathLike | None = None) -> dict[str, 
     missing = [level for level in LEVELS if level not in levels]
     if missing:
         raise ValueError(f"CPU config {str(path)!r}: game {game!r} lacks level(s) {missing}")
-    return {level: str(levels[level]) for level in LEVELS}
+    table = {}
+    for level in LEVELS:
+        specs = levels[level]
+        if isinstance(specs, list):
+            if not specs or not all(isinstance(spec, str) and spec.strip() for spec in specs):
+                raise ValueError(f"CPU config {str(path)!r}: {game} level {level!r} must list "
+                                 f"player specs (non-empty strings), got {specs!r}")
+            table[level] = [spec.strip() for spec in specs]
+        else:
+            table[level] = str(specs)
+    return table
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
@@ -104,26 +121,22 @@ def load(
         return player
     if search.is_spec(name_or_path):
         return _load_search(game, name_or_path, seed, None, knobs)
-    name, spec_knobs = parse_spec(name_or_path) if not _is_path(name_or_path) else (name_or_path, {})
+    if _is_path(name_or_path):
+        name, spec_knobs = split_path_spec(name_or_path)
+    else:
+        name, spec_knobs = parse_spec(name_or_path)
     knobs = {**spec_knobs, **knobs}
     if name in LEVELS:
-        target = cpu_levels(game, config)[name]
+        targets = cpu_levels(game, config)[name]
         # relative to the CPU config's folder, whatever the working directory
         folder = (Path(config) if config is not None else CONFIG_PATH).parent
-        if search.is_spec(target):
-            player = _load_search(game, target, seed, folder, knobs)
-            player.name = name
-            return player
-        if _is_path(target):
-            target = str(folder / target)
-            target_name, target_knobs = target, {}
-        else:
-            target_name, target_knobs = parse_spec(target)
-        if target_name in LEVELS:
-            raise ValueError(f"CPU config: level {name!r} of {game!r} points at level {target!r}")
-        player = load(game, target, seed, config, **{**target_knobs, **knobs})
-        player.name = name
-        return player
+        if isinstance(targets, str):
+            return _load_level(game, name, targets, seed, config, folder, knobs)
+        players = [_load_level(game, name, target, seed, config, folder, knobs)
+                   for target in targets]
+        for player, target in zip(players, targets):
+            player.name = f"{name} ({target})"  # which one plays, or why it cannot
+        return FallbackPlayer(players, name=name)
     if name == RANDOM:
         if knobs:
             raise ValueError(f"the random player takes no knobs, got {sorted(knobs)}")
@@ -133,12 +146,33 @@ def load(
         player = family.make(name[len(SCRIPTED_PREFIX) :], seed, **knobs)
     elif _is_path(name):
         player = _load_checkpoint(_shipped_cpu(name), game, seed, knobs)
+        name = name_or_path.strip()  # its knobs too: two seats of one CPU stay apart
     else:
         raise ValueError(
             f"unknown player {name!r} for {game!r}; known names are "
             f"{', '.join(known_names(game))}, or a checkpoint path"
         )
     player.name = name
+    return player
+
+
+def _load_level(game: str, level: str, target: str, seed, config, folder: Path,
+                knobs: dict) -> Player:
+    """One player of a CPU level: ``target``, its spec in the CPU config (a path read from
+    ``folder``), named after the level."""
+    if search.is_spec(target):
+        player = _load_search(game, target, seed, folder, knobs)
+        player.name = level
+        return player
+    if _is_path(target):
+        target_path, target_knobs = split_path_spec(target)
+        target = target_name = str(folder / target_path)
+    else:
+        target_name, target_knobs = parse_spec(target)
+    if target_name in LEVELS:
+        raise ValueError(f"CPU config: level {level!r} of {game!r} points at level {target!r}")
+    player = load(game, target, seed, config, **{**target_knobs, **knobs})
+    player.name = level
     return player
 
 
@@ -159,6 +193,23 @@ def _family(game: str):
                 f"the scripted {game!r} players ({module}) are not in this tree yet"
             ) from err
         raise
+
+
+def split_path_spec(spec: str) -> tuple[str, dict[str, Any]]:
+    """``"cpus/daifugo:temperature=0.5"`` -> ``("cpus/daifugo", {"temperature": 0.5})``: the
+    trailing ``key=value`` parts are knobs (a Windows drive's ``C:`` or any other colon stays
+    in the path), unless the whole text names an existing file or folder."""
+    text = spec.strip()
+    if os.path.exists(text):
+        return text, {}
+    parts = text.split(SPEC_SEPARATOR)
+    cut = len(parts)
+    while cut > 1 and KNOB_PART.match(parts[cut - 1]):
+        cut -= 1
+    path = SPEC_SEPARATOR.join(parts[:cut])
+    if cut == len(parts):
+        return path, {}
+    return path, parse_spec(SPEC_SEPARATOR.join(["path", *parts[cut:]]))[1]
 
 
 def _is_path(name: str) -> bool:
