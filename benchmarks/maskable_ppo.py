@@ -1,14 +1,14 @@
 """sb3-contrib's MaskablePPO on one Daifugo seat (:func:`envs.wrappers.single_seat`):
-points per round against ``random`` and ``easy`` tables as training goes on.
+points per round against ``random`` and ``scripted-easy`` tables as training goes on.
 
-    python -m benchmarks.maskable_ppo [--minutes 12] [--eval-minutes 3] [--opponent easy]
+    python -m benchmarks.maskable_ppo [--minutes 12] [--eval-minutes 3] [--opponent scripted-easy]
         [--deals 50] [--json out.json]
 
 The agent trains at seat 0 of a 4-player, 1-round Daifugo table against three ``--opponent``
 players (centered rewards), one torch thread. Every ``--eval-minutes`` of training (and at
 the start) the greedy policy plays ``--deals`` deals in each of the four seats (the same
 cards and opponent streams in every seat, as the evaluation harness's duplicate deals do)
-against three ``random`` and three ``easy`` players; it prints the mean points per round
+against three ``random`` and three ``scripted-easy`` players; it prints the mean points per round
 (3/2/1/0 by place: random play scores 1.5) with a 95% interval over deals. Evaluation time
 is not counted in the training minutes. Needs ``pip install -e '.[sb3]'``.
 """
@@ -31,7 +31,7 @@ from .common import machine
 PLAYERS = 4
 EVAL_SEED = 10_000
 """deal seeds of the evaluation start here (training deals come from --seed)"""
-EVAL_OPPONENTS = ("random", "easy")
+EVAL_OPPONENTS = ("random", "scripted-easy")
 
 
 def points_per_round(model, opponent: str, deals: int) -> tuple[float, float, float]:
@@ -59,7 +59,7 @@ def main(argv=None) -> dict:
     parser.add_argument("--minutes", type=float, default=12.0, help="training minutes")
     parser.add_argument("--eval-minutes", type=float, default=3.0,
                         help="training minutes between evaluations")
-    parser.add_argument("--opponent", default="easy", help="who the agent trains against")
+    parser.add_argument("--opponent", default="scripted-easy", help="who the agent trains against")
     parser.add_argument("--deals", type=int, default=50, help="deals per evaluation")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", help="also write the figures to this JSON file")
