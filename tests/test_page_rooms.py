@@ -96,6 +96,16 @@ def until(condition, pages, what: str, seconds: float = STEP_MS / 1000 * 4) -> N
         pages[0].wait_for_timeout(50)
 
 
+def test_a_room_link_shows_no_lobby_while_it_connects(new_page, table_server):
+    """Regression: a room link showed the lobby until the connection opened, so a name typed
+    then went into the lobby's "Your name" field and the person sat down as "Player 2"."""
+    page = new_page()
+    page.route_web_socket(re.compile(r"/ws$"), lambda ws: None)  # the server never answers
+    page.goto(table_server + "/r/" + "A" * 20)
+    expect(page.locator("#lobby")).to_be_hidden()
+    expect(page.get_by_role("textbox", name="Your name")).to_have_count(0)
+
+
 def test_friends_join_by_link_cpu_takes_a_closed_seat_and_gives_it_back(browser, new_page, table_server):
     ann = new_page()
     start_game(ann, table_server, "Daifugo", "Play a friend (send a link)", players=3, name="Ann")

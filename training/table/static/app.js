@@ -117,6 +117,9 @@ function who(seat, opts = {}) {
 // ------------------------------------------------------------------------------ connection
 
 async function boot() {
+  // a room link does not show the lobby (and its own "Your name" field) while the
+  // connection opens: the join form or the table takes its place once the room is known
+  if (roomOfPath()) $("#lobby").hidden = true;
   app.conn = new Connection({
     onMessage,
     onDown: () => toast("Connection lost; reconnecting…"),
@@ -139,14 +142,19 @@ async function boot() {
   route();
 }
 
-function route() {
+/** The room id of a room link's path (`/r/<id>`), else null. */
+function roomOfPath() {
   const m = /^\/r\/([A-Za-z0-9_-]+)\/?$/.exec(location.pathname);
-  if (!m) {
+  return m ? m[1] : null;
+}
+
+function route() {
+  const room = roomOfPath();
+  if (!room) {
     app.room = null;
     show("lobby");
     return;
   }
-  const room = m[1];
   const token = localStorage.getItem(TOKEN_KEY(room));
   app.room = room;
   if (token) {
