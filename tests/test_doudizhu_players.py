@@ -23,7 +23,13 @@ LEVEL_SPECS = ["random", "easy", "medium", FAST_HARD]
 
 
 def test_levels_resolve():
-    assert isinstance(policies.load("doudizhu", "easy"), EasyPlayer)
+    # easy: the trained CPU where it reads the table, scripted-easy at the variants
+    easy = policies.load("doudizhu", "easy")
+    assert [p.name for p in easy.players] == ["easy (../cpus/doudizhu:temperature=0.2)",
+                                              "easy (scripted-easy)"]
+    assert easy.players[0].temperature == 0.2
+    assert isinstance(easy.players[1], EasyPlayer)
+    assert isinstance(policies.load("doudizhu", "scripted-easy"), EasyPlayer)
     assert isinstance(policies.load("doudizhu", "medium"), MediumPlayer)
     assert isinstance(policies.load("doudizhu", "hard"), SearchPlayer)
     with pytest.raises(ValueError, match="knobs are"):

@@ -31,7 +31,10 @@ LEVEL_SPECS = ["random", "easy", "medium", FAST_HARD]
 
 def test_registry_levels_resolve_through_the_cpu_config():
     for game in ("daifugo", "president"):
-        assert isinstance(policies.load(game, "easy"), EasyPlayer)
+        # easy is the game's trained CPU (configs/cpus.yaml), scripted-easy the scripted one
+        easy = policies.load(game, "easy")
+        assert easy.name == "easy" and easy.meta["spec"]["game"] == game
+        assert isinstance(policies.load(game, "scripted-easy"), EasyPlayer)
         assert isinstance(policies.load(game, "medium"), MediumPlayer)
         hard = policies.load(game, "hard")
         assert isinstance(hard, HardPlayer) and hard.name == "hard"
