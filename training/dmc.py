@@ -107,6 +107,11 @@ class Args:
     resume: str | None = None
     """continue the run of this folder (or checkpoint file); it goes on in that folder, with
     its recorded settings and the ones given with it"""
+    init_from: str | None = None
+    """a new run's networks start from these trained weights: a checkpoint (or its run
+    folder) or an exported CPU folder (cpus/doudizhu) of the same game, network settings and
+    roles; the optimizer, counters and games start afresh (training.warm_start). A resumed
+    run's weights are its checkpoint's"""
     checkpoint_minutes: float = 10.0
     """write runs/<run>/checkpoint.pt this often (and always at exit, Ctrl-C included)"""
     progress: bool = True
@@ -463,6 +468,12 @@ def train(args: Args) -> dict[str, Any]:
         table_counts = dict(saved.get("table_counts") or {})
         torch.set_rng_state(saved["rng"]["torch"])
         random.setstate(saved["rng"]["python"])
+    elif args.init_from is not None:
+        from .errors import user_input
+        from .warm_start import load_into
+
+        with user_input():  # a path the user gave: its mistakes are theirs, said in one line
+            load_into(nets, role_names, net_cfg, game, args.init_from)
     check_opponent(args.eval_opponent, game.name)
 
     # -- the run folder: the resumed run's own, or a new one that holds no run yet
