@@ -48,6 +48,8 @@ ONNX_INPUTS = ("obs", "hist_features", "hist_movers", "move_features", "move_seg
 [N, F] float32 and the decision of each move [N] int64 (rows of the game's action feature
 table; see :func:`policies.spec.lookup_tables`)"""
 OUTPUT = "q"
+SHARED_TABLES = 16
+"""action tables whose scorers shared networks keep (a server's tables of several rules)"""
 META_KEYS = ("spec", "network", "roles", "models")
 """what every ``cpu.json`` holds besides its format"""
 
@@ -58,6 +60,29 @@ Scorer = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray], 
 
 ScorerFactory = Callable[[Any, np.ndarray], list[Scorer]]
 """``(game, action feature table) -> one scorer per role``"""
+
+
+class Networks:
+    """The loaded networks of one CPU: its ``meta`` (``cpu.json``'s keys) and its scorers per
+    action table, built on first use and kept for the last ``keep`` tables. Players loaded
+    with the same ``shared`` dict (:func:`load`) hold one :class:`Networks` per CPU file, so a
+    server seating the CPU at many tables holds its weights and tables once."""
+
+    def __init__(self, meta: dict, make_scorers: ScorerFactory, keep: int = 1):
+        self.meta = meta
+        self._make_scorers = make_scorers
+        self.keep = keep
+        self._built: list[tuple[np.ndarray, list[Scorer]]] = []
+
+    def scorers(self, game, table: np.ndarray) -> list[Scorer]:
+        """One scorer per role for the moves of ``table`` (``game``'s action features)."""
+        for i, (known, scorers) in enumerate(self._built):
+            if _same_table(table, known):
+                self._built.append(self._built.pop(i))  # most recently used last
+                return scorers
+        scorers = self._make_scorers(game, table)
+        self._built = [*self._built, (table, scorers)][-self.keep:]
+        return scorers
 
 
 class NeuralPlayer(Player):
@@ -71,20 +96,20 @@ class NeuralPlayer(Player):
 
     name = "neural"
 
-    def __init__(self, meta: dict, make_scorers: ScorerFactory, game=None,
-                 temperature: float = 0.0, top_k: int | None = None, seed=None):
+    def __init__(self, networks: Networks, game=None, temperature: float = 0.0,
+                 top_k: int | None = None, seed=None):
         if temperature < 0:
             raise ValueError(f"temperature must be >= 0, got {temperature!r}")
         if top_k is not None and (not isinstance(top_k, int) or top_k < 1):
             raise ValueError(f"top_k must be a positive integer or None, got {top_k!r}")
         super().__init__(seed)
-        self.meta = meta
-        self.history_length = meta["network"]["history_length"]
+        self.networks = networks
+        self.meta = networks.meta
+        self.history_length = self.meta["network"]["history_length"]
         self.temperature = temperature
         self.top_k = top_k
         self.scorers: list[Scorer] | None = None
         self._table: np.ndarray | None = None
-        self._make_scorers = make_scorers
         if game is not None:
             self.bind(game)
 
@@ -101,7 +126,7 @@ class NeuralPlayer(Player):
         table = action_features(game)
         check_spec(spec, game, "neural player", features=table)
         if self.scorers is None or not _same_table(table, self._table):
-            self.scorers = self._make_scorers(game, table)
+            self.scorers = self.networks.scorers(game, table)
             self._table = table
         self.game = game
         return self
@@ -219,8 +244,8 @@ def read_meta(path: Path) -> dict:
     return meta
 
 
-def _onnx_scorer(session, game, features: np.ndarray) -> Scorer:
-    table, movers = lookup_tables(features, seat_rows(game))
+def _onnx_scorer(session, table: np.ndarray, movers: np.ndarray) -> Scorer:
+    """``session`` scoring moves by rows of ``table`` and ``movers`` (:func:`lookup_tables`)."""
 
     def score(obs, hist_actions, hist_movers, move_ids, move_seg):
         # numpy reads id -1 as the last row: the all-zero padding row
@@ -230,7 +255,12 @@ def _onnx_scorer(session, game, features: np.ndarray) -> Scorer:
     return score
 
 
-def load_exported(path: str | Path, game=None, **knobs) -> NeuralPlayer:
+def load_exported(path: str | Path, game=None, keep: int = 1, **knobs) -> NeuralPlayer:
+    """An exported CPU folder's player (``keep``: action tables whose scorers it keeps)."""
+    return NeuralPlayer(exported_networks(path, keep), game, **knobs)
+
+
+def exported_networks(path: str | Path, keep: int = 1) -> Networks:
     path = Path(path)
     if not (path / META_FILE).is_file():
         raise CheckpointError(f"{str(path)!r} is not an exported CPU player (no {META_FILE})")
@@ -238,9 +268,10 @@ def load_exported(path: str | Path, game=None, **knobs) -> NeuralPlayer:
     sessions = [_onnx_session(path / meta["models"][role]) for role in meta["roles"]]
 
     def make_scorers(game, features):
-        return [_onnx_scorer(session, game, features) for session in sessions]
+        table, movers = lookup_tables(features, seat_rows(game))
+        return [_onnx_scorer(session, table, movers) for session in sessions]
 
-    return NeuralPlayer(meta, make_scorers, game, **knobs)
+    return Networks(meta, make_scorers, keep)
 
 
 def torch_scorer(net) -> Scorer:
@@ -255,7 +286,12 @@ def torch_scorer(net) -> Scorer:
     return score
 
 
-def load_checkpoint(path: str | Path, game=None, **knobs) -> NeuralPlayer:
+def load_checkpoint(path: str | Path, game=None, keep: int = 1, **knobs) -> NeuralPlayer:
+    """A training checkpoint's player, run with torch (``keep``: as :func:`load_exported`)."""
+    return NeuralPlayer(checkpoint_networks(path, keep), game, **knobs)
+
+
+def checkpoint_networks(path: str | Path, keep: int = 1) -> Networks:
     from training import checkpoint
 
     from .network import NetConfig, QNetwork
@@ -279,17 +315,30 @@ def load_checkpoint(path: str | Path, game=None, **knobs) -> NeuralPlayer:
 
     meta = {"spec": data["spec"], "network": data["network"], "roles": data["roles"],
             "trained": {"frames": data["counters"]["frames"]}}
-    return NeuralPlayer(meta, make_scorers, game, **knobs)
+    return Networks(meta, make_scorers, keep)
 
 
 def load(path: str | Path, game=None, temperature: float = 0.0, top_k: int | None = None,
-         seed=None) -> NeuralPlayer:
-    """A neural player from an exported CPU directory or a training checkpoint."""
+         seed=None, shared: dict | None = None) -> NeuralPlayer:
+    """A neural player from an exported CPU directory or a training checkpoint.
+
+    ``shared``: a dict the caller keeps (a server's, say) in which the loaded networks are
+    kept by file: every player loaded from the same unchanged file with it shares one
+    :class:`Networks` (weights, sessions and the scorers of up to :data:`SHARED_TABLES`
+    action tables) instead of loading its own."""
     p = Path(path)
     knobs = {"temperature": temperature, "top_k": top_k, "seed": seed}
     if (p / META_FILE).is_file():
-        return load_exported(p, game, **knobs)
-    if p.is_file() or (p / CHECKPOINT_FILE).is_file():
-        return load_checkpoint(p, game, **knobs)
-    raise CheckpointError(f"{str(path)!r} is neither an exported CPU directory ({META_FILE}) "
-                          "nor a checkpoint")
+        file, make = p / META_FILE, exported_networks
+    elif p.is_file() or (p / CHECKPOINT_FILE).is_file():
+        file, make = (p if p.is_file() else p / CHECKPOINT_FILE), checkpoint_networks
+    else:
+        raise CheckpointError(f"{str(path)!r} is neither an exported CPU directory "
+                              f"({META_FILE}) nor a checkpoint")
+    if shared is None:
+        return NeuralPlayer(make(p), game, **knobs)
+    stat = file.stat()  # a file written again is loaded again
+    key = (str(file.resolve()), stat.st_mtime_ns, stat.st_size)
+    if key not in shared:
+        shared[key] = make(p, SHARED_TABLES)
+    return NeuralPlayer(shared[key], game, **knobs)

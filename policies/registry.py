@@ -103,10 +103,13 @@ def load(
     name_or_path: str,
     seed: int | None = None,
     config: str | os.PathLike | None = None,
+    shared: dict | None = None,
     **knobs: Any,
 ) -> Player:
     """The player called ``name_or_path`` for ``game`` (module docstring), seeded with
-    ``seed``. Unknown names raise ``ValueError`` listing the known ones."""
+    ``seed``. Unknown names raise ``ValueError`` listing the known ones. ``shared``: a dict
+    the caller keeps, in which trained CPUs' networks are loaded once and shared by every
+    player loaded with it (``policies.neural.load``)."""
     _check_game(game)
     if isinstance(name_or_path, os.PathLike):
         name_or_path = os.fspath(name_or_path)
@@ -120,7 +123,7 @@ def load(
         player.name = name_or_path
         return player
     if search.is_spec(name_or_path):
-        return _load_search(game, name_or_path, seed, None, knobs)
+        return _load_search(game, name_or_path, seed, None, knobs, shared)
     if _is_path(name_or_path):
         name, spec_knobs = split_path_spec(name_or_path)
     else:
@@ -131,8 +134,8 @@ def load(
         # relative to the CPU config's folder, whatever the working directory
         folder = (Path(config) if config is not None else CONFIG_PATH).parent
         if isinstance(targets, str):
-            return _load_level(game, name, targets, seed, config, folder, knobs)
-        players = [_load_level(game, name, target, seed, config, folder, knobs)
+            return _load_level(game, name, targets, seed, config, folder, knobs, shared)
+        players = [_load_level(game, name, target, seed, config, folder, knobs, shared)
                    for target in targets]
         for player, target in zip(players, targets):
             player.name = f"{name} ({target})"  # which one plays, or why it cannot
@@ -145,7 +148,7 @@ def load(
         family = _family(game)
         player = family.make(name[len(SCRIPTED_PREFIX) :], seed, **knobs)
     elif _is_path(name):
-        player = _load_checkpoint(_shipped_cpu(name), game, seed, knobs)
+        player = _load_checkpoint(_shipped_cpu(name), game, seed, knobs, shared)
         name = name_or_path.strip()  # its knobs too: two seats of one CPU stay apart
     else:
         raise ValueError(
@@ -157,11 +160,11 @@ def load(
 
 
 def _load_level(game: str, level: str, target: str, seed, config, folder: Path,
-                knobs: dict) -> Player:
+                knobs: dict, shared: dict | None = None) -> Player:
     """One player of a CPU level: ``target``, its spec in the CPU config (a path read from
     ``folder``), named after the level."""
     if search.is_spec(target):
-        player = _load_search(game, target, seed, folder, knobs)
+        player = _load_search(game, target, seed, folder, knobs, shared)
         player.name = level
         return player
     if _is_path(target):
@@ -171,7 +174,7 @@ def _load_level(game: str, level: str, target: str, seed, config, folder: Path,
         target_name, target_knobs = parse_spec(target)
     if target_name in LEVELS:
         raise ValueError(f"CPU config: level {level!r} of {game!r} points at level {target!r}")
-    player = load(game, target, seed, config, **{**target_knobs, **knobs})
+    player = load(game, target, seed, config, shared, **{**target_knobs, **knobs})
     player.name = level
     return player
 
@@ -237,7 +240,8 @@ def _load_douzero(folder: str, game: str, seed: int | None, knobs: dict) -> Play
     return douzero_player.load(folder, game, seed, **knobs)
 
 
-def _load_checkpoint(path: str, game: str, seed: int | None, knobs: dict) -> Player:
+def _load_checkpoint(path: str, game: str, seed: int | None, knobs: dict,
+                     shared: dict | None = None) -> Player:
     try:
         neural = importlib.import_module("policies.neural")
     except ModuleNotFoundError as err:
@@ -247,6 +251,8 @@ def _load_checkpoint(path: str, game: str, seed: int | None, knobs: dict) -> Pla
                 "which this tree does not have yet"
             ) from err
         raise
+    if shared is not None:
+        knobs = {**knobs, "shared": shared}
     player = neural.load(path, game, **knobs) if knobs else neural.load(path, game)
     if not isinstance(player, Player):
         raise ValueError(
@@ -259,14 +265,14 @@ def _load_checkpoint(path: str, game: str, seed: int | None, knobs: dict) -> Pla
 
 
 def _load_search(game: str, spec: str, seed: int | None, folder: Path | None,
-                 knobs: dict) -> Player:
+                 knobs: dict, shared: dict | None = None) -> Player:
     """The searching CPU ``search:<path>:knob=value...`` (:mod:`policies.search`); a relative
     path is read from ``folder`` when given (the CPU config's)."""
     path, texts = search.split_spec(spec)
     if folder is not None:
         path = str(folder / path)
     spec_knobs = parse_spec(SPEC_SEPARATOR.join([search.PREFIX, *texts]))[1]
-    network = _load_checkpoint(_shipped_cpu(path), game, None, {})
+    network = _load_checkpoint(_shipped_cpu(path), game, None, {}, shared)
     family = _family(game)
     return search.NetworkSearch(network, lambda **kw: family.make("hard", None, **kw), seed,
                                 name=spec.strip(), **{**spec_knobs, **knobs})

@@ -117,3 +117,59 @@ def test_a_level_list_no_player_of_which_plays_the_table_says_why(tmp_path):
     for bad in ("[]", "['']", "[3]"):
         with pytest.raises(ValueError, match="must list player specs"):
             policies.load("doudizhu", "easy", config=_config(tmp_path, bad))
+
+
+def _first_moves(player, game, count: int = 12) -> list[int]:
+    state = game.new_state(np.random.default_rng(5))
+    seat = state.current_player
+    mask = np.zeros(game.num_actions, np.int8)
+    mask[state.legal_actions()] = 1
+    obs = {"observation": game.observe(state, seat), "action_mask": mask}
+    return [player.act(obs, state.view(seat)) for _ in range(count)]
+
+
+def test_players_loaded_with_one_shared_dict_share_the_networks_not_the_dice():
+    """Regression: a table server kept one copy of a CPU's networks per seated player (28 MB
+    each for Dou Dizhu's), so its memory grew with the rooms."""
+    game = DoudizhuGame()
+    shared: dict = {}
+    seats = [policies.load("doudizhu", "cpus/doudizhu:temperature=0.5", seed=s, shared=shared)
+             for s in (1, 2, 1)]
+    assert len(shared) == 1 and all(p.networks is seats[0].networks for p in seats)
+    for p in seats:
+        p.bind(game)
+    assert seats[1].scorers is seats[0].scorers  # built once for this action table
+    alone = policies.load("doudizhu", "cpus/doudizhu:temperature=0.5", seed=1).bind(game)
+    assert alone.networks is not seats[0].networks
+    # each its own random stream: the same seed plays the same moves, shared or not
+    assert _first_moves(seats[0], game) == _first_moves(seats[2], game) == _first_moves(alone, game)
+    assert _first_moves(seats[0], game) != _first_moves(seats[1], game)
+    # levels and searching CPUs share them too
+    level = policies.load("doudizhu", "easy", seed=3, shared=shared)
+    assert level.players[0].networks is seats[0].networks
+    search = policies.load("daifugo", "search:cpus/daifugo", shared=shared)
+    assert search.network.networks is policies.load("daifugo", "cpus/daifugo", shared=shared).networks
+    assert len(shared) == 2
+
+
+def test_a_cpu_file_written_again_is_loaded_again(tmp_path):
+    cpu = tmp_path / "cpu"
+    cpu.mkdir()
+    for file in (CPUS / "daifugo").iterdir():
+        (cpu / file.name).write_bytes(file.read_bytes())
+    shared: dict = {}
+    first = policies.load("daifugo", str(cpu), shared=shared)
+    assert policies.load("daifugo", str(cpu), shared=shared).networks is first.networks
+    meta = cpu / "cpu.json"
+    meta.write_text(meta.read_text() + "\n")  # a new export in its place
+    assert policies.load("daifugo", str(cpu), shared=shared).networks is not first.networks
+
+
+def test_the_table_workers_load_each_cpu_once():
+    from training.table import cpu
+
+    cpu._networks.clear()
+    players = [cpu._load("doudizhu", "easy", np.random.SeedSequence([room, seat]))
+               for room in range(3) for seat in (1, 2)]
+    assert len(cpu._networks) == 1
+    assert len({id(p.players[0].networks) for p in players}) == 1

@@ -11,6 +11,7 @@ budget (``time_ms``) well inside that limit.
 
 A position travels to a worker process as its engine's fields without the engine (the
 worker has its own engine for the same rules); threads share the engine and get a clone.
+A trained CPU's networks are loaded once per worker and shared by all its seats.
 """
 
 from __future__ import annotations
@@ -184,6 +185,9 @@ class Workers:
 # -- in the worker ---------------------------------------------------------------------------
 
 _players: OrderedDict = OrderedDict()
+#: the trained CPUs' networks of this worker, loaded once and shared by its players
+#: (``policies.load``'s ``shared``)
+_networks: dict = {}
 
 
 def _init_worker() -> None:
@@ -254,7 +258,7 @@ def unpack_state(packed: tuple, engine):
 def _load(game: str, level: str, seed):
     if level == "hard":
         try:
-            return policies.load(game, level, seed=seed, time_ms=HARD_TIME_MS)
+            return policies.load(game, level, seed=seed, shared=_networks, time_ms=HARD_TIME_MS)
         except (ValueError, TypeError):
             pass  # a level without the knob (a trained CPU): its own budget
-    return policies.load(game, level, seed=seed)
+    return policies.load(game, level, seed=seed, shared=_networks)
