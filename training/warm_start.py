@@ -24,7 +24,7 @@ import numpy as np
 import torch
 
 from policies.network import FeatureScorer, NetConfig, build_network
-from policies.neural import META_FILE, ONNX_INPUTS, OUTPUT, read_meta
+from policies.neural import META_FILE, ONNX_INPUTS, OUTPUT, _onnx_session, read_meta
 from policies.registry import _shipped_cpu
 from policies.spec import CheckpointError, check_spec, game_from_spec
 
@@ -156,9 +156,7 @@ def _matmul_weight(node, inits, wanted, state) -> None:
 
 def _check_same_q(file: Path, net) -> None:
     """The filled network gives the exported model's q on a random batch."""
-    import onnxruntime as ort
-
-    session = ort.InferenceSession(str(file), providers=["CPUExecutionProvider"])
+    session = _onnx_session(file)
     rng = np.random.default_rng(0)
     shapes = {i.name: i.shape for i in session.get_inputs()}
     decisions, moves = 3, 5
