@@ -59,12 +59,12 @@ def load_into(nets: list[torch.nn.Module], role_names: list[str], net_cfg: NetCo
     except (CheckpointError, OSError) as err:
         raise CheckpointError(f"init_from {where!r}: {one_line(err)}") from None
     check_spec(weights["spec"], game, f"init_from {where!r}")
-    if weights["network"] != net_cfg.to_dict():
-        differ = {k: (v, net_cfg.to_dict().get(k)) for k, v in weights["network"].items()
-                  if net_cfg.to_dict().get(k) != v}
+    ours, theirs = net_cfg.to_dict(), weights["network"]
+    if theirs != ours:
+        differ = sorted(k for k in {*ours, *theirs} if ours.get(k) != theirs.get(k))
         raise ValueError(f"init_from {where!r}: its network settings differ from this run's "
-                         + ", ".join(f"{k}: {a!r} there, {b!r} here"
-                                     for k, (a, b) in sorted(differ.items())))
+                         + ", ".join(f"{k}: {theirs.get(k)!r} there, {ours.get(k)!r} here"
+                                     for k in differ))
     if list(weights["roles"]) != list(role_names):
         raise ValueError(f"init_from {where!r}: roles {list(weights['roles'])} there, "
                          f"{list(role_names)} here")
