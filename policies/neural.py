@@ -37,7 +37,8 @@ import numpy as np
 
 from .base import Player
 from .spec import (CheckpointError, action_features, check_spec, game_from_spec,
-                   history_from_view, lookup_tables, role_from_view, seat_rows)
+                   history_from_view, load_role_weights, lookup_tables, role_from_view,
+                   seat_rows)
 
 META_FILE = "cpu.json"
 META_FORMAT = "climbrl-cpu-1"
@@ -304,12 +305,7 @@ def checkpoint_networks(path: str | Path, keep: int = 1) -> Networks:
         scorers = []
         for role in data["roles"]:
             net = QNetwork(game.layout, features, seat_rows(game), cfg)
-            try:
-                net.load_state_dict(models[role])
-            except (KeyError, RuntimeError) as err:
-                detail = str(err).strip().splitlines()[0]
-                raise CheckpointError(f"{str(path)!r}: the weights of role {role!r} do not "
-                                      f"fit the network it records ({detail})") from None
+            load_role_weights(net, models, role, repr(str(path)))
             scorers.append(torch_scorer(net.eval()))
         return scorers
 

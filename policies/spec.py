@@ -39,12 +39,30 @@ SEAT_ROLES = GameDefaults.roles
 HIDDEN_MOVE_SUFFIX = "?"
 """A move another seat made face down (``give ?``) shows with this suffix in a view."""
 NO_ACTION = -1
+STATE_DICT_HEADER = "Error(s) in loading state_dict"
+"""The first line of torch's complaint about a state dict; the lines after it say what."""
 
 
 class CheckpointError(ValueError):
     """A model file (training checkpoint, exported ``cpu.json`` or ``.onnx``) that cannot be
     used: missing, empty, damaged or of another kind. The message names the file and what is
     wrong with it."""
+
+
+def load_role_weights(net: Any, models: dict[str, Any], role: str, where: str) -> None:
+    """Fill ``net`` (a torch module) with the state dict ``models[role]``. A missing role, or
+    weights of other names or shapes, raise a :class:`CheckpointError` that names ``where``
+    (the file), the role and torch's first complaint (``size mismatch for lstm....``)."""
+    if role not in models:
+        raise CheckpointError(f"{where}: it holds no weights for role {role!r}")
+    try:
+        net.load_state_dict(models[role])
+    except RuntimeError as err:
+        lines = [line.strip() for line in str(err).splitlines() if line.strip()]
+        detail = next((line for line in lines if not line.startswith(STATE_DICT_HEADER)),
+                      lines[0] if lines else type(err).__name__)
+        raise CheckpointError(f"{where}: the weights of role {role!r} do not fit the network "
+                              f"it records ({detail})") from None
 
 
 def make_game(game: str, players: int | None = None, rules: dict | None = None,

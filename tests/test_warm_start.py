@@ -4,12 +4,16 @@ the run is refused in one line naming what differs."""
 
 from __future__ import annotations
 
+import shutil
+
 import pytest
 import torch
 
+import policies
 from policies.network import NetConfig, build_network
 from policies.spec import CheckpointError, game_from_spec, roles
 from training import checkpoint
+from training.config import make_args
 from training.dmc import train
 from training.export import export
 from training.warm_start import load_into, read_weights
@@ -92,3 +96,34 @@ def test_a_bad_init_from_on_the_command_line_is_one_line(capsys, tmp_path):
                 "--runs-dir", str(tmp_path), "--minutes", "0.01"]) == 2
     assert one_error_line(capsys).startswith(
         f"climbrl: error: init_from '{tmp_path / 'nothing'}': no checkpoint")
+
+
+def test_weights_of_another_shape_are_refused_naming_file_and_role(trained, tmp_path):
+    """A checkpoint whose recorded network settings do not match one role's tensors (a file
+    edited or written by another version) is refused the same way by every reader of it: the
+    resume, the export, the player and the warm start each name the file and the role."""
+    run_dir, _exported = trained
+    saved = checkpoint.load(run_dir)
+    role = saved["roles"][-1]
+    key = next(iter(saved["models"][role]))
+    saved["models"][role][key] = saved["models"][role][key][..., :1].clone()
+    bad_run = tmp_path / "runs" / "bad"
+    shutil.copytree(run_dir, bad_run, ignore=shutil.ignore_patterns(".lock"))
+    game = saved["spec"]["game"]
+    bad = checkpoint.save(checkpoint.checkpoint_path(bad_run),
+                          {k: v for k, v in saved.items() if k != "format"})
+    more = saved["counters"]["frames"] + 64
+    fits = f"the weights of role '{role}' do not fit the network it records"
+    readers = {
+        "resume": lambda: train(make_args(None, {"resume": str(bad_run), "total_frames": more})),
+        "export": lambda: export(bad_run, tmp_path / "out"),
+        "player": lambda: policies.load(game, str(bad)).bind(game_from_spec(saved["spec"])),
+        "init_from": lambda: train(small_args(tmp_path, game=game, run_name="warm",
+                                              init_from=str(bad), total_frames=64)),
+    }
+    for name, read in readers.items():
+        with pytest.raises(ValueError, match=fits) as caught:  # the CLI's one line for init_from
+            read()
+        assert f"size mismatch for {key}" in str(caught.value), name
+        assert str(bad) in str(caught.value) or str(bad_run) in str(caught.value), name
+        assert "\n" not in str(caught.value), name

@@ -44,12 +44,13 @@ from torch.utils.tensorboard.summary import hparams
 
 import envs
 from policies.network import NetConfig, build_network
-from policies.spec import (check_spec, episode_starter, features_digest, make_game, model_spec,
-                           roles, seat_rows)
+from policies.spec import (check_spec, episode_starter, features_digest, load_role_weights,
+                           make_game, model_spec, roles, seat_rows)
 
 from . import checkpoint
 from .actor import NetPolicy, SelfPlayActor, actor_process
 from .arena import evaluate, harness_figures
+from .errors import one_line
 from .opponents import check_opponent
 from .progress import Progress
 from .rundir import RunLock, check_run_name, claim_new, holds_run, run_folder
@@ -453,14 +454,14 @@ def train(args: Args) -> dict[str, Any]:
         if saved["network"] != net_cfg.to_dict():
             raise ValueError(f"network settings differ from the checkpoint's: "
                              f"{saved['network']} in it, {net_cfg.to_dict()} asked")
-        try:
-            for name, net, opt in zip(role_names, nets, optimizers):
-                net.load_state_dict(saved["models"][name])
+        for name, net, opt in zip(role_names, nets, optimizers):
+            load_role_weights(net, saved["models"], name, repr(where))
+            try:
                 opt.load_state_dict(saved["optimizers"][name])
-        except (KeyError, RuntimeError, ValueError) as err:
-            detail = str(err).strip().splitlines()[0]
-            raise checkpoint.CheckpointError(
-                f"{where!r}: its weights do not fit the network it records ({detail})") from None
+            except (KeyError, ValueError) as err:
+                raise checkpoint.CheckpointError(
+                    f"{where!r}: the optimizer state of role {name!r} does not fit its "
+                    f"network ({one_line(err)})") from None
         counters.update(saved["counters"])
         counters["session"] += 1
         role_frames = list(saved["role_frames"])

@@ -24,7 +24,8 @@ import torch
 
 from policies.network import FeatureScorer, NetConfig, build_network
 from policies.neural import META_FILE, META_FORMAT, ONNX_INPUTS, OUTPUT
-from policies.spec import action_features, check_spec, game_from_spec, lookup_tables, seat_rows
+from policies.spec import (action_features, check_spec, game_from_spec, load_role_weights,
+                           lookup_tables, seat_rows)
 
 from . import checkpoint
 
@@ -55,13 +56,7 @@ def export(checkpoint_path: str | Path, out_dir: str | Path) -> Path:
     models = {}
     for role in data["roles"]:
         net = build_network(game, cfg)
-        try:
-            net.load_state_dict(data["models"][role])
-        except (KeyError, RuntimeError) as err:
-            detail = str(err).strip().splitlines()[0]
-            raise checkpoint.CheckpointError(
-                f"{str(checkpoint_path)!r}: the weights of role {role!r} do not fit the "
-                f"network it records ({detail})") from None
+        load_role_weights(net, data["models"], role, repr(str(checkpoint_path)))
         models[role] = f"{role}.onnx"
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # the TorchScript exporter's deprecation notices

@@ -26,7 +26,7 @@ import torch
 from policies.network import FeatureScorer, NetConfig, build_network
 from policies.neural import META_FILE, ONNX_INPUTS, OUTPUT, _onnx_session, read_meta
 from policies.registry import _shipped_cpu
-from policies.spec import CheckpointError, check_spec, game_from_spec
+from policies.spec import CheckpointError, check_spec, game_from_spec, load_role_weights
 
 from . import checkpoint
 from .errors import one_line
@@ -69,12 +69,7 @@ def load_into(nets: list[torch.nn.Module], role_names: list[str], net_cfg: NetCo
         raise ValueError(f"init_from {where!r}: roles {list(weights['roles'])} there, "
                          f"{list(role_names)} here")
     for role, net in zip(role_names, nets):
-        try:
-            net.load_state_dict(weights["models"][role])
-        except (KeyError, RuntimeError) as err:
-            detail = str(err).strip().splitlines()[0]
-            raise CheckpointError(f"init_from {where!r}: the weights of role {role!r} do not "
-                                  f"fit the network ({detail})") from None
+        load_role_weights(net, weights["models"], role, f"init_from {where!r}")
 
 
 def _read_exported(folder: Path) -> dict[str, Any]:
