@@ -78,3 +78,29 @@ def test_unknown_flags_are_argparse_errors(capsys):
         cli(SMALL_EVAL + ["--minuts", "3"])
     assert exit_.value.code == 2
     assert "unrecognized arguments: --minuts 3" in capsys.readouterr().err
+
+
+def test_a_tournament_of_checkpoint_players_runs_torch_on_one_thread(tmp_path):
+    """`climbrl eval --workers 1` with a training checkpoint as a player ran it on torch's
+    default threads (the tournament set OMP_NUM_THREADS after the players had imported torch):
+    beside a training run the evaluation crawled. The command sets one thread first."""
+    import os
+    import subprocess
+    import sys
+
+    from training.dmc import train
+    from trainer_helpers import small_args
+
+    if (os.cpu_count() or 1) < 2:
+        pytest.skip("torch's default is one thread on a one-core machine")
+    run = train(small_args(tmp_path, total_frames=64))
+    argv = [*SMALL_EVAL[:3], "--players", f"{run['run_dir']},random,random,random",
+            *SMALL_EVAL[5:], "--out", str(tmp_path / "ev")]
+    script = ("from training.cli import main\n"
+              f"rc = main({argv!r})\n"
+              "import torch\n"
+              "print(rc, torch.get_num_threads())\n")
+    env = {k: v for k, v in os.environ.items() if k != "OMP_NUM_THREADS"}
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          env=env, cwd=Path(__file__).resolve().parents[1], timeout=300)
+    assert done.stdout.split()[-2:] == ["0", "1"], done.stdout + done.stderr

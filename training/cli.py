@@ -271,6 +271,10 @@ def _report(err: BaseException) -> int:
 
 
 def _main(argv=None) -> int:
+    # one torch thread per process, set before anything imports torch: with torch's default
+    # threads a trainer's actors, or a tournament's checkpoint players beside other work, fight
+    # over the cores and run many times slower (the exported CPUs' ONNX sessions use one)
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
     parser = build_parser()
     args, rest = parser.parse_known_args(argv)
     if args.command == "bench":
@@ -302,9 +306,6 @@ def _main(argv=None) -> int:
 
 
 def _train(config: str | None, overrides: dict) -> int:
-    # one thread per process: with torch's default threads, actor processes on a small
-    # machine fight over the cores and run many times slower
-    os.environ.setdefault("OMP_NUM_THREADS", "1")
     from training.config import make_args
     from training.dmc import train, uses_panel
     from training.rundir import RunFolderError
