@@ -72,9 +72,11 @@ def shipped_cpus() -> None:
     import policies
     from training.evaluate import make_env, play_game
 
-    # the Daifugo CPU plays every table of its game: 4 and 3 players, other round counts
-    for game, cpu, table, rounds in (("daifugo", "cpus/daifugo", 4, 3), ("daifugo", "cpus/daifugo", 3, 5),
-                                     ("doudizhu", "cpus/doudizhu", 3, None)):
+    # the Daifugo and President CPUs play every table of their game: other player and round
+    # counts (President's 6 players: two decks)
+    tables = (("daifugo", "cpus/daifugo", 4, 3), ("daifugo", "cpus/daifugo", 3, 5),
+              ("president", "cpus/president", 6, 3), ("doudizhu", "cpus/doudizhu", 3, None))
+    for game, cpu, table, rounds in tables:
         env = make_env(game, table, rounds, {})
         env.reset(seed=1)
         lineup = [policies.load(game, cpu, seed=0)] + [policies.load(game, "random", seed=s) for s in range(1, table)]
