@@ -21,7 +21,9 @@ core). At each mark the checkpoint is copied to ``marks/climbrl/<M>min/`` with `
 DouZero (``--douzero-python P``, a Python where ``pip install douzero gitpython`` and climbrl's
 requirements are installed) trains the same way through :mod:`benchmarks.douzero_dmc` (its
 trainer unchanged: CPU actor and learner, one actor, its default network) into
-``marks/douzero/<M>min/`` (one weights file per position).
+``marks/douzero/<M>min/`` (one weights file per position). ``--trainers douzero`` (or
+``climbrl``) trains and evaluates that curve alone, so the two can run at different times on
+the same core.
 
 **Resuming.** Everything is kept in ``--out`` (default ``runs/tts/<game>-<config name>``):
 the same command again skips the marks already kept and the evaluations already finished,
@@ -576,6 +578,9 @@ def build_parser() -> Parser:
                    help=f"player specs to evaluate against (default {' '.join(OPPONENTS)})")
     p.add_argument("--douzero-python", default=None,
                    help="Dou Dizhu: also DouZero's DMC, run by this Python")
+    p.add_argument("--trainers", nargs="+", choices=(OURS, DOUZERO), default=None,
+                   help=f"which curves to train and evaluate (default: {OURS}, and {DOUZERO} "
+                        "with --douzero-python); one at a time, each in its own marks folder")
     p.add_argument("--train", action="append", default=[], metavar="KEY=VALUE",
                    help="a setting of the new run (climbrl train --KEY VALUE), e.g. actors=0")
     p.add_argument("--checkpoint-minutes", type=float, default=DEFAULT_CHECKPOINT_MINUTES,
@@ -620,6 +625,10 @@ def check(args) -> dict:
     if settings.get("game", "daifugo") != args.game:
         raise BenchmarkError(f"--config {args.config} trains {settings.get('game', 'daifugo')!r}, "
                              f"not --game {args.game}")
+    if args.trainers is None:
+        args.trainers = [OURS] + ([DOUZERO] if args.douzero_python is not None else [])
+    if DOUZERO in args.trainers and args.douzero_python is None:
+        raise BenchmarkError(f"--trainers {DOUZERO} needs --douzero-python")
     if args.douzero_python is not None:
         if args.game != "doudizhu":
             raise BenchmarkError("--douzero-python: DouZero plays Dou Dizhu only")
@@ -734,10 +743,11 @@ def _main(argv=None) -> int:
                 raise BenchmarkError(f"--out {out} holds the benchmark of {before}, not of "
                                      f"{record}: use another --out")
         write_json(settings_path, record)
-        runs: list[Curve] = [ClimbrlCurve(OURS, out, config=args.config,
-                                          settings=tuple(args.train),
-                                          checkpoint_minutes=args.checkpoint_minutes)]
-        if args.douzero_python is not None:
+        runs: list[Curve] = []
+        if OURS in args.trainers:
+            runs.append(ClimbrlCurve(OURS, out, config=args.config, settings=tuple(args.train),
+                                     checkpoint_minutes=args.checkpoint_minutes))
+        if DOUZERO in args.trainers:
             runs.append(DouZeroCurve(DOUZERO, out, douzero_python=args.douzero_python,
                                      save_minutes=max(1, round(args.checkpoint_minutes))))
         say(f"time to strength: {args.game}, config {args.config}, marks "
