@@ -238,6 +238,19 @@ def test_seeds_reproduce_and_resume_continues_exactly(tmp_path):
     assert c_res["session"] == 1
 
 
+def test_resume_with_a_new_learning_rate_uses_it(tmp_path):
+    """Regression: the optimizer state loaded on resume put the old step size back, so
+    ``--resume RUN --learning-rate X`` trained on at the old one without a word."""
+    run = train(small_args(tmp_path, total_frames=64, learning_rate=3e-4))
+    train(make_args(None, {"resume": run["run_dir"], "total_frames": 128,
+                           "learning_rate": 5e-5, "rmsprop_alpha": 0.9}))
+    from training import checkpoint
+
+    groups = [g for state in checkpoint.load(run["run_dir"])["optimizers"].values()
+              for g in state["param_groups"]]
+    assert groups and all(g["lr"] == 5e-5 and g["alpha"] == 0.9 for g in groups)
+
+
 def test_resume_into_other_rules_goes_on(tmp_path):
     """The network reads every table (v1): a run may go on under other rules."""
     run = train(small_args(tmp_path, total_frames=64))

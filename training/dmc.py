@@ -437,11 +437,9 @@ def train(args: Args) -> dict[str, Any]:
     net_cfg = args.net_config(seat_rows(game))
     device = learner_device(args.device)
     nets = [build_network(game, net_cfg, tables.features).to(device) for _ in role_names]
-    optimizers = [
-        torch.optim.RMSprop(net.parameters(), lr=args.learning_rate, alpha=args.rmsprop_alpha,
-                            momentum=args.rmsprop_momentum, eps=args.rmsprop_eps)
-        for net in nets
-    ]
+    optimizer_settings = {"lr": args.learning_rate, "alpha": args.rmsprop_alpha,
+                          "momentum": args.rmsprop_momentum, "eps": args.rmsprop_eps}
+    optimizers = [torch.optim.RMSprop(net.parameters(), **optimizer_settings) for net in nets]
     counters = {"frames": 0, "updates": 0, "episodes": 0, "elapsed": 0.0, "session": 0,
                 "next_eval": 0}
     role_frames = [0] * len(role_names)
@@ -462,6 +460,10 @@ def train(args: Args) -> dict[str, Any]:
                 raise checkpoint.CheckpointError(
                     f"{where!r}: the optimizer state of role {name!r} does not fit its "
                     f"network ({one_line(err)})") from None
+            for group in opt.param_groups:
+                # the saved state carries the old settings: --learning-rate and the RMSprop
+                # settings given with --resume take over (its running averages are kept)
+                group.update(optimizer_settings)
         counters.update(saved["counters"])
         counters["session"] += 1
         role_frames = list(saved["role_frames"])
