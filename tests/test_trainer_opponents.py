@@ -1,6 +1,6 @@
 """Training against other players (``opponents``): in its share of the episodes the network
 holds one seat drawn at random and the player every other one; only the network's decisions
-become samples; a run with opponents resumes exactly; bad settings are one line."""
+become samples, or every seat's with ``learn_opponents``; a run with opponents resumes exactly; bad settings are one line."""
 
 from __future__ import annotations
 
@@ -29,12 +29,12 @@ class Collect:
         self.batches.append(batch)
 
 
-def actor_with(opponents, games=8, seed=0, players=4):
+def actor_with(opponents, games=8, seed=0, players=4, learn_opponents=False):
     game = make_game("daifugo", players)
     cfg = NetConfig.from_dict({k: SMALL[k] for k in ("lstm_hidden", "state_layers", "pair_layers")})
     nets = [build_network(game, cfg).eval() for _ in roles(game)]
     return SelfPlayActor(game, nets, Collect(), games, 0.0, 32, np.random.default_rng(seed),
-                         opponents=opponents)
+                         opponents=opponents, learn_opponents=learn_opponents)
 
 
 def test_only_the_networks_seat_is_trained_on_in_an_opponents_episode():
@@ -52,6 +52,28 @@ def test_only_the_networks_seat_is_trained_on_in_an_opponents_episode():
     # logged returns are the network's seat only
     logged = [ep["returns"] for b in actor.transport.batches for ep in b.episodes]
     assert logged and all(len(r) == 1 for r in logged)
+
+
+def test_learn_opponents_trains_on_every_seat_the_moves_they_played():
+    actor = actor_with({"scripted-easy": 1.0}, learn_opponents=True)
+    seen = set()
+    for _ in range(300):
+        actor.step()
+        for traj, st in zip(actor.trajectories, actor.states):
+            # every decision so far, the opponents' included, in order (the history is the
+            # round's; the trajectory, the match's)
+            assert [(row[1], row[4]) for row in traj[len(traj) - len(st.history):]] == [
+                tuple(h) for h in st.history]
+            seen |= {row[1] for row in traj}
+    assert seen == {0, 1, 2, 3}
+    # logged returns stay the network's seat only
+    logged = [ep["returns"] for b in actor.transport.batches for ep in b.episodes]
+    assert logged and all(len(r) == 1 for r in logged)
+
+
+def test_learn_opponents_without_opponents_is_refused(tmp_path):
+    with pytest.raises(ValueError, match="learn_opponents trains on the opponents' decisions"):
+        small_args(tmp_path, learn_opponents=True).validate()
 
 
 def test_a_share_of_opponent_episodes_leaves_the_rest_self_play():
@@ -77,9 +99,10 @@ def _weights(run_dir):
     return torch.load(f"{run_dir}/checkpoint.pt", weights_only=False)["models"]
 
 
-def test_a_run_with_opponents_resumes_exactly(tmp_path):
+@pytest.mark.parametrize("learn", [False, True])
+def test_a_run_with_opponents_resumes_exactly(tmp_path, learn):
     frames = 64 * 12
-    settings = {"opponents": {"scripted-easy": 0.5}}
+    settings = {"opponents": {"scripted-easy": 0.5}, "learn_opponents": learn}
     full = train(small_args(tmp_path, run_name="full", total_frames=frames, **settings))
     half = train(small_args(tmp_path, run_name="half", total_frames=frames // 2, **settings))
     resumed = train(make_args(None, {"resume": half["run_dir"], "total_frames": frames}))

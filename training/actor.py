@@ -14,8 +14,9 @@ table's catalog (:meth:`Tables.offset`).
 
 With ``opponents`` (a registry player -> share of episodes), that share of the episodes seats
 the network at one seat drawn at random and the player at every other seat: the network
-learns to beat it (its seats' decisions are not trained on); the other episodes are
-self-play.
+learns to beat it; the other episodes are self-play. The player's decisions are trained on
+too with ``learn_opponents`` (each becomes a sample of its seat's return, as the network's
+own do: the network learns what the player's moves are worth), else only the network's.
 """
 
 from __future__ import annotations
@@ -178,7 +179,8 @@ class SelfPlayActor:
 
     def __init__(self, game, nets: list[QNetwork], transport: Transport, games: int,
                  epsilon: float, batch_size: int, rng: np.random.Generator, actor_id: int = 0,
-                 start: dict | None = None, opponents: dict | None = None):
+                 start: dict | None = None, opponents: dict | None = None,
+                 learn_opponents: bool = False):
         if games < 1:
             raise ValueError(f"games_per_actor must be at least 1, got {games}")
         self.opponents = list((opponents or {}).items())
@@ -187,6 +189,7 @@ class SelfPlayActor:
         slot, so memory and checkpoints stay bounded however many tables are drawn"""
         self.made = 0
         """opponents made so far (each one's seed)"""
+        self.learn_opponents = learn_opponents
         self.tables = game if isinstance(game, Tables) else Tables.of_game(game)
         self.game = game = self.tables.base
         self.new_episode = self.tables.episode_starter(start)
@@ -228,14 +231,16 @@ class SelfPlayActor:
         np.add.at(self.decisions, role, 1)
         for i, st in enumerate(states):
             seat = seats[i]
-            self.trajectories[i].append(
-                (int(role[i]), seat, obs[i], hist[i], choices[i] + int(offsets[i]),
-                 st.returns()[seat])
-            )
+            self._record(i, st, seat, int(role[i]), obs[i], hist[i], choices[i] + int(offsets[i]))
             st.apply(choices[i])
             if st.terminal:
                 self._finish(i)
         return len(states)
+
+    def _record(self, i: int, st, seat: int, role: int, obs, hist, action: int) -> None:
+        """A decision of game ``i`` (``action``: its id shifted by the table's offset), to
+        become a sample when the episode ends."""
+        self.trajectories[i].append((role, seat, obs, hist, action, st.returns()[seat]))
 
     def _finish(self, i: int) -> None:
         st = self.states[i]
@@ -289,7 +294,12 @@ class SelfPlayActor:
             while st.current_player in self.seated[i]:
                 seat = st.current_player
                 player = self._player(i, self.seated[i][seat], st.game)
-                st.apply(opponent_move(player, st.game, st, seat))
+                move = opponent_move(player, st.game, st, seat)
+                if self.learn_opponents:
+                    obs, hist, _legal, role, offsets = self.policy.observe([st], [seat])
+                    self._record(i, st, seat, int(role[0]), obs[0], hist[0],
+                                 move + int(offsets[0]))
+                st.apply(move)
                 if st.terminal:
                     self._finish(i)
                     st = self.states[i]
@@ -333,7 +343,8 @@ class SelfPlayActor:
 
 def build_actor(actor_id: int, game_kwargs: dict, net_config: dict, transport, games: int,
                 epsilon: float, batch_size: int, seed: list[int],
-                start: dict | None = None, opponents: dict | None = None) -> SelfPlayActor:
+                start: dict | None = None, opponents: dict | None = None,
+                learn_opponents: bool = False) -> SelfPlayActor:
     """A self-play actor of its own process (a spawned one, a Ray actor), from plain values:
     one torch thread, its tables (``game_kwargs``: the arguments of
     :class:`~training.tables.Tables`), fresh networks (the weights come through
@@ -345,18 +356,20 @@ def build_actor(actor_id: int, game_kwargs: dict, net_config: dict, transport, g
     nets = [build_network(tables.base, cfg, tables.features).eval()
             for _ in roles(tables.base)]
     return SelfPlayActor(tables, nets, transport, games, epsilon, batch_size,
-                         np.random.default_rng(seed), actor_id, start, opponents)
+                         np.random.default_rng(seed), actor_id, start, opponents,
+                         learn_opponents)
 
 
 def actor_process(actor_id: int, game_kwargs: dict, net_config: dict, transport,
                   games: int, epsilon: float, batch_size: int, seed: list[int],
-                  start: dict | None = None, opponents: dict | None = None) -> None:
+                  start: dict | None = None, opponents: dict | None = None,
+                  learn_opponents: bool = False) -> None:
     """Entry point of one actor process (spawned): steps its games until told to stop, or
     exits as soon as the learner (its parent) is gone."""
     exit_with_parent(transport.learner_pid)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the learner decides when to stop
     actor = build_actor(actor_id, game_kwargs, net_config, transport, games, epsilon,
-                        batch_size, seed, start, opponents)
+                        batch_size, seed, start, opponents, learn_opponents)
     while not transport.stop.is_set():
         if not transport.learner_alive():
             os._exit(ORPHAN_EXIT)

@@ -142,8 +142,10 @@ class Args:
     opponents: dict = field(default_factory=dict)
     """players of the registry to train against, each with its share of the episodes, e.g.
     {scripted-medium: 0.3, scripted-hard: 0.1}: in those episodes the network holds one seat
-    drawn at random and the player every other seat (their decisions are not trained on);
-    the other episodes are self-play"""
+    drawn at random and the player every other seat; the other episodes are self-play"""
+    learn_opponents: bool = False
+    """train on the opponents' decisions too (each a sample of its seat's return, as the
+    network's own): the network learns what their moves are worth, not only its own"""
     queue_batches: int = 8
     """batches waiting between actors and learner before actors block"""
     # -- learner
@@ -285,6 +287,9 @@ class Args:
         total = sum(self.opponents.values())
         if total > 1 + SHARE_SLACK:
             raise ValueError(f"opponents: the shares sum to {total:g}, more than 1")
+        if self.learn_opponents and not self.opponents:
+            raise ValueError("learn_opponents trains on the opponents' decisions, and no "
+                             "opponents are set (opponents: {scripted-medium: 0.5})")
 
     def check_backend(self) -> None:
         if self.backend not in BACKENDS:
@@ -523,7 +528,8 @@ def train(args: Args) -> dict[str, Any]:
             inline_actor = SelfPlayActor(
                 tables, actor_nets, transport, args.games_per_actor, args.exploration,
                 args.batch_size, np.random.default_rng([args.seed, 0, counters["session"]]),
-                start=args.start, opponents=args.opponents)
+                start=args.start, opponents=args.opponents,
+                learn_opponents=args.learn_opponents)
             transport.step_actor = inline_actor.step
             saved_actor = saved.get("actor") if saved is not None else None
             if saved_actor is not None and saved_actor.get("features", stack) == stack:
@@ -552,7 +558,7 @@ def train(args: Args) -> dict[str, Any]:
                         args=(a, args.table_kwargs(), net_cfg.to_dict(), transport,
                               args.games_per_actor, args.exploration, args.batch_size,
                               [args.seed, a, counters["session"]], args.start,
-                              args.opponents))
+                              args.opponents, args.learn_opponents))
                     p.start()
                     processes.append(p)
             finally:

@@ -102,7 +102,7 @@ class SelfPlayWorker:
 
     def __init__(self, actor_id: int, game_kwargs: dict, net_config: dict, games: int,
                  epsilon: float, batch_size: int, seed: list[int], start: dict | None,
-                 opponents: dict | None = None):
+                 opponents: dict | None = None, learn_opponents: bool = False):
         ray = _ray()
         with warnings.catch_warnings():  # Ray's own property reads a deprecated one
             warnings.simplefilter("ignore", DeprecationWarning)
@@ -111,7 +111,8 @@ class SelfPlayWorker:
             seed = [*seed, int(np.random.SeedSequence().entropy)]
         self.transport = InlineTransport()
         self.actor = build_actor(actor_id, game_kwargs, net_config, self.transport, games,
-                                 epsilon, batch_size, seed, start, opponents)
+                                 epsilon, batch_size, seed, start, opponents,
+                                 learn_opponents)
         self.transport.step_actor = self.actor.step
 
     def next_batch(self, version: int, weights: list) -> tuple[bool, Batch]:
@@ -152,7 +153,7 @@ class RayTransport:
         self.workers = [
             worker.remote(a, args.table_kwargs(), net_config, args.games_per_actor,
                           args.exploration, args.batch_size, [args.seed, a, session],
-                          args.start, args.opponents)
+                          args.start, args.opponents, args.learn_opponents)
             for a in range(args.actors)
         ]
         self.depth = max(MIN_DEPTH, math.ceil(args.queue_batches / args.actors))
