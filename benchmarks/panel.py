@@ -31,8 +31,8 @@ from pathlib import Path
 from training.errors import raise_on_sigterm
 
 from .common import machine
-from .time_to_strength import (LANDLORD, PEASANTS, BenchmarkError, BenchmarkFailed, Parser,
-                               Table, evaluate, interval, say, share, write_json)
+from .time_to_strength import (LANDLORD, PEASANTS, BenchmarkError, Parser, Table, evaluate,
+                               guarded, interval, say, share, write_json)
 
 DEFAULT_OUT = Path("runs") / "panel"
 DEFAULT_DEALS = 200
@@ -134,17 +134,7 @@ def check(args) -> list[str]:
 
 
 def main(argv=None) -> int:
-    try:
-        return _main(argv)
-    except BenchmarkFailed as err:
-        print(f"panel: failed: {err}", file=sys.stderr)
-        return 1
-    except BenchmarkError as err:
-        print(f"panel: error: {err}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("panel: interrupted; the same command resumes", file=sys.stderr)
-        return 130
+    return guarded("panel", _main, argv)
 
 
 def _main(argv=None) -> int:

@@ -708,18 +708,25 @@ def sources(args, trained: dict) -> dict[str, tuple[Callable[[float], str | None
     return out_curves
 
 
-def main(argv=None) -> int:
+def guarded(prog: str, run: Callable[[Any], int], argv=None) -> int:
+    """``run(argv)`` with its failures as one line on stderr and an exit status: 1 when the
+    work failed, 2 for a mistake in the command, 130 when interrupted (the same command
+    resumes)."""
     try:
-        return _main(argv)
+        return run(argv)
     except BenchmarkFailed as err:
-        print(f"time_to_strength: failed: {err}", file=sys.stderr)
+        print(f"{prog}: failed: {err}", file=sys.stderr)
         return 1
     except BenchmarkError as err:
-        print(f"time_to_strength: error: {err}", file=sys.stderr)
+        print(f"{prog}: error: {err}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print("time_to_strength: interrupted; the same command resumes", file=sys.stderr)
+        print(f"{prog}: interrupted; the same command resumes", file=sys.stderr)
         return 130
+
+
+def main(argv=None) -> int:
+    return guarded("time_to_strength", _main, argv)
 
 
 def _main(argv=None) -> int:
