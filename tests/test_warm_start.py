@@ -59,6 +59,33 @@ def test_a_new_run_starts_from_the_weights_given(trained, tmp_path):
     assert warm["frames"] >= 64
 
 
+def test_an_export_of_a_warm_started_run_names_every_sitting_behind_it(trained, tmp_path):
+    """Regression: an exported CPU's record held only its last sitting, so a CPU warm-started
+    from another said nothing of the run it started from."""
+    run_dir, exported = trained
+    game = checkpoint.load(run_dir)["spec"]["game"]
+    first = policies.neural.read_meta(exported)["trained"]
+    second = train(small_args(tmp_path, game=game, run_name="second", init_from=str(exported),
+                              total_frames=64))
+    # a resumed sitting keeps the record of where the run started
+    second = train(make_args(None, {"resume": second["run_dir"], "total_frames": 128}))
+    second_cpu = export(second["run_dir"], tmp_path / "cpus" / "second")
+    third = train(small_args(tmp_path, game=game, run_name="third", init_from=str(second_cpu),
+                             total_frames=64))
+    record = policies.neural.read_meta(export(third["run_dir"], tmp_path / "third"))["trained"]
+    assert record["run"] == "third" and record["frames"] >= 64
+    middle = record["started_from"]
+    assert middle["init_from"] == str(second_cpu) and middle["run"] == "second"
+    assert middle["frames"] >= 128
+    assert middle["started_from"] == {"init_from": str(exported), **first}
+    assert "started_from" not in first  # a run from scratch names none
+    # a checkpoint given as init_from is read the same way
+    fourth = train(small_args(tmp_path, game=game, run_name="fourth",
+                              init_from=str(third["run_dir"]), total_frames=64))
+    saved = checkpoint.load(fourth["run_dir"])["started_from"]
+    assert saved["run"] == "third" and saved["started_from"]["run"] == "second"
+
+
 def test_the_shipped_cpus_read_back(tmp_path):
     for name in ("cpus/daifugo", "cpus/president", "cpus/doudizhu"):  # the q check passes
         weights = read_weights(name)

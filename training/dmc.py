@@ -451,6 +451,8 @@ def train(args: Args) -> dict[str, Any]:
     evaluations: list[dict] = []
     table_counts: dict[str, int] = {}
     """episodes played at each table (by label), over the run"""
+    started_from: dict | None = None
+    """the weights an ``init_from`` run started from: their path and what their run did"""
     if saved is not None:
         where = str(checkpoint.checkpoint_path(args.resume))
         check_spec(saved["spec"], game, "checkpoint")
@@ -474,6 +476,7 @@ def train(args: Args) -> dict[str, Any]:
         role_frames = list(saved["role_frames"])
         evaluations = list(saved["evaluations"])
         table_counts = dict(saved.get("table_counts") or {})
+        started_from = saved.get("started_from")
         torch.set_rng_state(saved["rng"]["torch"])
         random.setstate(saved["rng"]["python"])
     elif args.init_from is not None:
@@ -481,7 +484,7 @@ def train(args: Args) -> dict[str, Any]:
         from .warm_start import load_into
 
         with user_input():  # a path the user gave: its mistakes are theirs, said in one line
-            load_into(nets, role_names, net_cfg, game, args.init_from)
+            started_from = load_into(nets, role_names, net_cfg, game, args.init_from)
     check_opponent(args.eval_opponent, game.name)
 
     # -- the run folder: the resumed run's own, or a new one that holds no run yet
@@ -637,6 +640,7 @@ def train(args: Args) -> dict[str, Any]:
                 "counters": dict(counters), "role_frames": role_frames,
                 "rng": {"torch": torch.get_rng_state(), "python": random.getstate()},
                 "actor": actor, "evaluations": evaluations, "table_counts": table_counts,
+                "started_from": started_from,
             })
 
         # -- clocks: the budget counts this invocation's wall time; frames/s leave out the pauses

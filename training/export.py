@@ -64,7 +64,6 @@ def export(checkpoint_path: str | Path, out_dir: str | Path) -> Path:
                               dynamo=False, input_names=list(ONNX_INPUTS),
                               output_names=[OUTPUT], dynamic_axes=dynamic,
                               opset_version=ONNX_OPSET)
-    evaluations = data.get("evaluations") or []
     meta = {
         "format": META_FORMAT,
         "spec": spec,
@@ -72,17 +71,28 @@ def export(checkpoint_path: str | Path, out_dir: str | Path) -> Path:
         "roles": data["roles"],
         "models": models,
         "inputs": list(ONNX_INPUTS),
-        "trained": {
-            "run": (data.get("args") or {}).get("run_name"),
-            "frames": data["counters"]["frames"],
-            "updates": data["counters"]["updates"],
-            "minutes": round(data["counters"]["elapsed"] / 60, 2),
-            "last_evaluation": _finite(evaluations[-1]) if evaluations else None,
-        },
+        "trained": trained_record(data),
     }
     # strict JSON (no NaN), so that a game in any language can read it
     (out / META_FILE).write_text(json.dumps(meta, indent=1, allow_nan=False) + "\n")
     return out
+
+
+def trained_record(data: dict) -> dict:
+    """What a checkpoint's run did: its name, decisions, updates, minutes, last evaluation, and
+    (a run warm-started with ``init_from``) the record of the weights it started from, so an
+    exported CPU carries every sitting behind it, oldest innermost."""
+    evaluations = data.get("evaluations") or []
+    record = {
+        "run": (data.get("args") or {}).get("run_name"),
+        "frames": data["counters"]["frames"],
+        "updates": data["counters"]["updates"],
+        "minutes": round(data["counters"]["elapsed"] / 60, 2),
+        "last_evaluation": _finite(evaluations[-1]) if evaluations else None,
+    }
+    if data.get("started_from"):
+        record["started_from"] = _finite(data["started_from"])
+    return record
 
 
 def _finite(value):

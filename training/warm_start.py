@@ -30,6 +30,7 @@ from policies.spec import CheckpointError, check_spec, game_from_spec, load_role
 
 from . import checkpoint
 from .errors import one_line
+from .export import trained_record
 
 ONNX_LSTM_GATES = ("i", "o", "f", "c")
 TORCH_LSTM_GATES = ("i", "f", "c", "o")
@@ -40,19 +41,24 @@ PARAM_PREFIX = "net."
 
 
 def read_weights(path: str | Path) -> dict[str, Any]:
-    """``{"spec", "network", "roles", "models": {role: state dict}}`` of a checkpoint or an
-    exported CPU folder; :class:`~policies.spec.CheckpointError` naming the file otherwise."""
+    """``{"spec", "network", "roles", "models": {role: state dict}, "trained"}`` of a
+    checkpoint or an exported CPU folder (``trained``: what its run did,
+    :func:`training.export.trained_record`; None for a CPU exported without it);
+    :class:`~policies.spec.CheckpointError` naming the file otherwise."""
     folder = Path(_shipped_cpu(str(path)))
     if (folder / META_FILE).is_file():
         return _read_exported(folder)
     data = checkpoint.load(folder)
-    return {key: data[key] for key in ("spec", "network", "roles", "models")}
+    weights = {key: data[key] for key in ("spec", "network", "roles", "models")}
+    return {**weights, "trained": trained_record(data)}
 
 
 def load_into(nets: list[torch.nn.Module], role_names: list[str], net_cfg: NetConfig, game,
-              path: str | Path) -> None:
+              path: str | Path) -> dict[str, Any]:
     """Fill ``nets`` (one per role of ``role_names``) with the weights of ``path``, after
-    checking that they were trained on ``game`` with ``net_cfg`` and these roles."""
+    checking that they were trained on ``game`` with ``net_cfg`` and these roles. Returns
+    where they came from: ``{"init_from": path, **what their run did}``, for the new run's
+    record."""
     where = str(path)
     try:
         weights = read_weights(path)
@@ -70,6 +76,7 @@ def load_into(nets: list[torch.nn.Module], role_names: list[str], net_cfg: NetCo
                          f"{list(role_names)} here")
     for role, net in zip(role_names, nets):
         load_role_weights(net, weights["models"], role, f"init_from {where!r}")
+    return {"init_from": where, **(weights["trained"] or {})}
 
 
 def _read_exported(folder: Path) -> dict[str, Any]:
@@ -85,7 +92,7 @@ def _read_exported(folder: Path) -> dict[str, Any]:
         _check_same_q(file, net)
         models[role] = state
     return {"spec": meta["spec"], "network": meta["network"], "roles": meta["roles"],
-            "models": models}
+            "models": models, "trained": meta.get("trained")}
 
 
 def onnx_state_dict(file: Path, wanted: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
