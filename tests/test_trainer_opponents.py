@@ -71,6 +71,28 @@ def test_learn_opponents_trains_on_every_seat_the_moves_they_played():
     assert logged and all(len(r) == 1 for r in logged)
 
 
+@pytest.mark.parametrize("learn", [False, True])
+def test_the_opponents_are_given_the_envs_observation(monkeypatch, learn):
+    """With learn_opponents the sample's observation row is handed to the player: it must be
+    the one the env would give that seat."""
+    import training.actor
+    from training.opponents import opponent_move
+
+    given = []
+
+    def spy(player, game, state, seat, observation=None):
+        if observation is not None:
+            assert np.array_equal(observation, game.observe(state, seat))
+        given.append(observation is not None)
+        return opponent_move(player, game, state, seat, observation)
+
+    monkeypatch.setattr(training.actor, "opponent_move", spy)
+    actor = actor_with({"scripted-easy": 1.0}, players=3, learn_opponents=learn)
+    for _ in range(60):
+        actor.step()
+    assert given and set(given) == {learn}  # built once, for the sample and the player
+
+
 def test_learn_opponents_without_opponents_is_refused(tmp_path):
     with pytest.raises(ValueError, match="learn_opponents trains on the opponents' decisions"):
         small_args(tmp_path, learn_opponents=True).validate()

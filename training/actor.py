@@ -294,11 +294,13 @@ class SelfPlayActor:
             while st.current_player in self.seated[i]:
                 seat = st.current_player
                 player = self._player(i, self.seated[i][seat], st.game)
-                move = opponent_move(player, st.game, st, seat)
-                if self.learn_opponents:
+                if self.learn_opponents:  # the sample's observation is the player's too
                     obs, hist, _legal, role, offsets = self.policy.observe([st], [seat])
+                    move = opponent_move(player, st.game, st, seat, obs[0])
                     self._record(i, st, seat, int(role[0]), obs[0], hist[0],
                                  move + int(offsets[0]))
+                else:
+                    move = opponent_move(player, st.game, st, seat)
                 st.apply(move)
                 if st.terminal:
                     self._finish(i)

@@ -14,13 +14,15 @@ def make_opponent(name: str, game, seed):
     return policies.load(game.name, name, seed=seed).bind(game)
 
 
-def opponent_move(player, game, state, seat: int) -> int:
+def opponent_move(player, game, state, seat: int, observation: np.ndarray | None = None) -> int:
     """``player``'s move for ``seat`` in an engine ``state`` of ``game``, given what the
-    PettingZoo env would give it: the observation with its legal-move mask, and the view."""
+    PettingZoo env would give it: the observation with its legal-move mask, and the view.
+    ``observation``: ``game.observe(state, seat)`` when the caller has built it already."""
     mask = np.zeros(game.num_actions, np.int8)
     mask[state.legal_actions()] = 1
-    return player.act({"observation": game.observe(state, seat), "action_mask": mask},
-                      state.view(seat))
+    if observation is None:
+        observation = game.observe(state, seat)
+    return player.act({"observation": observation, "action_mask": mask}, state.view(seat))
 
 
 def check_opponent(name: str, game: str, setting: str = "eval_opponent") -> None:
