@@ -84,6 +84,46 @@ def test_default_panel_comes_from_the_distribution():
     assert tables.features.shape == tables.base.action_features().shape
 
 
+MIXTURE = [{"players": [4], "lock": 1.0, "rounds": [3, 5]},
+           {"weight": 3, "players": [3], "lock": False, "eight_cut": 0.5}]
+
+
+def test_a_mixture_draws_a_part_then_its_keys():
+    """The corner a part names is drawn as often as its weight says (keys drawn each on its
+    own could not make lock off and 3 players go together)."""
+    tables = Tables("daifugo", tables=MIXTURE)
+    rng = np.random.default_rng(0)
+    draws = [tables.draw(rng) for _ in range(2000)]
+    three = [g for g in draws if g.num_players == 3]
+    assert 0.72 < len(three) / len(draws) < 0.78  # weight 3 of 4
+    assert all(not g.rules.lock and g.rules.rounds == 3 for g in three)  # rounds: the base
+    assert all(g.rules.lock and g.rules.eight_cut for g in draws if g.num_players == 4)
+    assert {g.rules.rounds for g in draws if g.num_players == 4} == {3, 5}
+    assert 0.4 < np.mean([g.rules.eight_cut for g in three]) < 0.6
+    # the base table: the default where some part draws it; the panel covers both parts
+    assert tables.base.num_players == 4 and tables.base.rules.lock
+    labels = [label for label, _ in tables.panel(None)]
+    assert labels == ["4p", "3p", "4p rounds=5", "4p eight_cut=off lock=off"]
+
+
+def test_a_mixture_of_one_part_draws_as_the_mapping():
+    """One part takes nothing more from the generator: the same tables in the same order."""
+    setting = {"players": [3, 4], "rounds": [3, 5, 7], "lock": 0.5}
+    one, part = Tables("daifugo", tables=setting), Tables("daifugo", tables=[setting])
+    a, b = np.random.default_rng(5), np.random.default_rng(5)
+    for _ in range(200):
+        assert one.draw(a).rules == part.draw(b).rules
+
+
+def test_training_on_a_mixture_plays_every_part(tmp_path):
+    even = [{**part, "weight": 1} for part in MIXTURE]
+    run = train(small_args(tmp_path, tables=even, total_frames=64 * 40))
+    labels = set(run["tables"])
+    assert any(label.startswith("3p") for label in labels)
+    assert any(label.startswith("4p") for label in labels)
+    assert all("lock=off" in label for label in labels if label.startswith("3p"))
+
+
 def test_tables_share_catalogs_and_stack_their_features():
     tables = Tables("president", tables={"players": [4, 6], "jokers": [0, 2]})
     assert len(tables.offsets) == 4  # one or two decks, with or without jokers
@@ -106,8 +146,16 @@ def test_tables_share_catalogs_and_stack_their_features():
     ({"jokers": [0, 2]}, r"jokers=0.* cannot be played \(.*spade_three_return"),
     ({"lock": "often"}, r"the table .*lock=often.* cannot be played \(.*lock must be True"),
     ({"players": [3, 3]}, r"tables\.players: a value is listed twice"),
-    ("lock", r"tables must be dict or NoneType, got .lock."),
+    ("lock", r"tables must be dict or list or NoneType, got .lock."),
     ({}, r"tables must be a mapping of players and rules"),
+    ([], r"tables must be a mapping .* or a list of such mappings each with a weight"),
+    ([3, 4], r"tables\[0\] must be a mapping of players and rules"),
+    ([{"lock": 0.5}, {"weight": 2}], r"tables\[1\] must be a mapping of players and rules"),
+    ([{"lock": 0.5}, {"weight": 0, "lock": False}], r"tables\[1\]\.weight: 0 is not a number"),
+    ([{"lock": 0.5, "weight": "x"}], r"tables\[0\]\.weight: 'x' is not a number above 0"),
+    ([{"lock": 0.5}, {"lok": False}], r"tables\[1\]: unknown key 'lok' \(did you mean lock"),
+    ([{"lock": 0.5}, {"rounds": [3, 30]}], r"the table .*rounds=30.* cannot be played"),
+    ({"weight": 2, "lock": 0.5}, r"tables: weight is a key of a mixture's part"),
 ])
 def test_bad_tables_settings_are_refused_naming_them(tmp_path, setting, message):
     with pytest.raises(ValueError, match=message):
@@ -122,6 +170,6 @@ def test_tables_are_refused_where_they_cannot_apply(tmp_path):
         Tables("daifugo", rules={"lock": False}, tables={"lock": 0.5})
     with pytest.raises(ValueError, match=r"eval_tables\[0\]: unknown key 'lok'"):
         train(small_args(tmp_path, tables={"lock": 0.5}, eval_tables=[{"lok": False}]))
-    with pytest.raises(ValueError, match="tables must be dict or NoneType"):
-        make_args(None, {"tables": [3, 4]})
+    with pytest.raises(ValueError, match="tables must be dict or list or NoneType"):
+        make_args(None, {"tables": 3})
     assert make_game("daifugo", 4).num_players == 4

@@ -83,12 +83,13 @@ class Args:
     """rule switches over the game's preset, e.g. {rounds: 3, lock: false}"""
     reward: str | None = None
     """the env's reward mode (None: its default; daifugo: centered, doudizhu: score)"""
-    tables: dict | None = None
+    tables: dict | list | None = None
     """Daifugo / President: the tables to train on, one drawn per episode, each key on its
     own: players or a rule, as a list (equally likely), a mapping value -> weight, or for an
     on/off rule the chance that it is on, e.g. {players: [3, 4], rounds: [3, 5, 7], lock: 0.5}
-    (training.tables); keys not drawn come from players and rules. None: the one table of
-    players and rules"""
+    (training.tables); keys not drawn come from players and rules. A list of such mappings,
+    each with a weight, is a mixture: an episode draws one, then its keys. None: the one
+    table of players and rules"""
     # -- run
     seed: int = 1
     """seed of the networks, the deals and the exploration (0 or more)"""

@@ -12,7 +12,17 @@ distribution over tables, one key per thing drawn: ``players`` or any rule of th
       eight_cut: true              # a fixed value (the same as writing it in rules)
 
 A key that is not drawn takes its value from ``players`` / ``rules`` (the run's base table),
-else the preset's default. Every table the distribution can draw is checked before any work
+else the preset's default.
+
+Keys drawn each on its own rarely meet in a corner (six switches each on at 0.6 are all off
+in one table of 250); a list of such mappings is a mixture, each with a ``weight`` (default 1,
+relative): an episode draws one of them, then its keys (a key it does not draw takes the base
+value)::
+
+    tables:
+      - {players: [3, 4], rounds: [3, 5, 7], lock: 0.6, eight_cut: 0.6}
+      - {weight: 0.25, players: [3, 4], rounds: [3, 5, 7], lock: false, eight_cut: false}
+ Every table the distribution can draw is checked before any work
 (rounds apart, they are enumerated, at most :data:`MAX_COMBINATIONS`), so a bad key, value or
 combination is one error naming it. The network reads every table (the v1 observation
 carries the rules); the action catalogs of the tables are stacked into one feature table,
@@ -41,6 +51,8 @@ MAX_COMBINATIONS = 20_000
 """most tables (rounds apart) a distribution may draw: each is checked at the start"""
 PLAYERS = "players"
 ROUNDS = "rounds"
+WEIGHT = "weight"
+"""the key of a mixture's part that gives its weight"""
 
 
 def _drawing_games() -> str:
@@ -79,7 +91,7 @@ class Tables:
     generator (a run without ``tables`` plays as before)."""
 
     def __init__(self, game: str, players: int | None = None, rules: dict | None = None,
-                 reward: str | None = None, tables: dict | None = None, engine=None):
+                 reward: str | None = None, tables: dict | list | None = None, engine=None):
         self.name = game
         self.reward = reward
         self.fixed_rules = dict(rules or {})
@@ -88,6 +100,7 @@ class Tables:
         self.games: dict[Any, Any] = {}
         self.catalogs: dict[tuple, Any] = {}
         self.keys: list[tuple[str, list[Any], np.ndarray]] = []
+        self.parts: list[list[tuple[str, list[Any], np.ndarray]]] = []
         if tables is None:
             self.base_table = self._table_of(self.base)
             self.offsets = {self._catalog_key(self.base): 0}
@@ -97,13 +110,12 @@ class Tables:
             return
         if not getattr(self.base, "draws_tables", False):
             raise _only_one_table("tables", game)
-        if not isinstance(tables, dict) or not tables:
-            raise ValueError(f"tables must be a mapping of players and rules to what is "
-                             f"drawn, e.g. {{players: [3, 4], lock: 0.5}}; got {tables!r}")
         fields = self.base.rule_fields()
-        for key, spec in tables.items():
-            self.keys.append((key, *self._distribution(key, spec, fields)))
-        self.keys.sort(key=lambda k: k[0])
+        self.parts, part_weights = self._mixture(tables, fields)
+        # each part of the mixture: its keys, each (key, values, weights), sorted
+        self.part_weights = part_weights / part_weights.sum()
+        self.keys = self._merged(self.parts, self.part_weights)
+        # every key a part draws, with its values' chances where it is drawn
         for key, _, _ in self.keys:
             if key in self.fixed_rules:
                 raise ValueError(f"tables.{key}: {key} is fixed in rules too; keep one")
@@ -128,19 +140,69 @@ class Tables:
 
     # -- the distribution ------------------------------------------------------------------
 
+    @classmethod
+    def _mixture(cls, tables: Any, fields: dict[str, str]) -> tuple[list, np.ndarray]:
+        """The parts of the setting (one for a mapping) and their weights."""
+        example = "e.g. {players: [3, 4], lock: 0.5}"
+        if isinstance(tables, dict):
+            parts = [tables]
+        elif isinstance(tables, list) and tables:
+            parts = tables
+        else:
+            raise ValueError(f"tables must be a mapping of players and rules to what is "
+                             f"drawn ({example}), or a list of such mappings each with a "
+                             f"weight; got {tables!r}")
+        out, weights = [], []
+        for i, part in enumerate(parts):
+            where = "tables" if isinstance(tables, dict) else f"tables[{i}]"
+            if not isinstance(part, dict) or not set(part) - {WEIGHT}:
+                raise ValueError(f"{where} must be a mapping of players and rules to what is "
+                                 f"drawn ({example}); got {part!r}")
+            weight = part.get(WEIGHT, 1.0)
+            if isinstance(tables, dict) and WEIGHT in part:
+                raise ValueError("tables: weight is a key of a mixture's part (a list of "
+                                 "mappings); a single mapping has no weight")
+            if isinstance(weight, bool) or not isinstance(weight, (int, float)) \
+                    or not weight > 0 or not np.isfinite(weight):
+                raise ValueError(f"{where}.weight: {weight!r} is not a number above 0")
+            keys = [(key, *cls._distribution(key, spec, fields, where))
+                    for key, spec in part.items() if key != WEIGHT]
+            out.append(sorted(keys, key=lambda k: k[0]))
+            weights.append(float(weight))
+        return out, np.asarray(weights)
+
     @staticmethod
-    def _distribution(key: str, spec: Any, fields: dict[str, str]):
+    def _merged(parts: list, part_weights: np.ndarray) -> list:
+        """``(key, values, weights)`` of every key drawn by some part, its weights the chance
+        of each value where the key is drawn (for the base table and the default panel)."""
+        merged: dict[str, dict] = {}
+        for part, share in zip(parts, part_weights):
+            for key, values, weights in part:
+                chances = merged.setdefault(key, {})
+                for value, weight in zip(values, weights):
+                    slot = repr(value)
+                    old = chances.get(slot, (value, 0.0))[1]
+                    chances[slot] = (value, old + share * weight)
+        out = []
+        for key in sorted(merged):
+            values = [value for value, _ in merged[key].values()]
+            weights = np.array([weight for _, weight in merged[key].values()])
+            out.append((key, values, weights / weights.sum()))
+        return out
+
+    @staticmethod
+    def _distribution(key: str, spec: Any, fields: dict[str, str], where: str = "tables"):
         """``(values, weights)`` of one key of the setting."""
         if not isinstance(key, str) or (key != PLAYERS and key not in fields):
             names = [PLAYERS, *fields]
             close = difflib.get_close_matches(str(key), names, n=1)
             hint = f" (did you mean {close[0]}?)" if close else ""
-            raise ValueError(f"tables: unknown key {key!r}{hint}; keys are players and the "
+            raise ValueError(f"{where}: unknown key {key!r}{hint}; keys are players and the "
                              f"rules: {', '.join(names[1:])}")
         kind = "int" if key == PLAYERS else fields[key]
         if kind == "bool" and isinstance(spec, (int, float)) and not isinstance(spec, bool):
             if not 0.0 <= spec <= 1.0:
-                raise ValueError(f"tables.{key}: {spec!r} is not a chance in [0, 1] (an "
+                raise ValueError(f"{where}.{key}: {spec!r} is not a chance in [0, 1] (an "
                                  "on/off rule takes the chance that it is on, or true/false)")
             return [False, True], np.array([1.0 - spec, float(spec)])
         if isinstance(spec, dict):
@@ -148,18 +210,18 @@ class Tables:
             for value, weight in spec.items():
                 if isinstance(weight, bool) or not isinstance(weight, (int, float)) \
                         or weight < 0:
-                    raise ValueError(f"tables.{key}: weight {weight!r} of {value!r} is not a "
+                    raise ValueError(f"{where}.{key}: weight {weight!r} of {value!r} is not a "
                                      "number of 0 or more")
             if not sum(weights) > 0:
-                raise ValueError(f"tables.{key}: the weights {spec!r} add up to 0")
+                raise ValueError(f"{where}.{key}: the weights {spec!r} add up to 0")
         elif isinstance(spec, list):
             if not spec:
-                raise ValueError(f"tables.{key}: an empty list draws nothing")
+                raise ValueError(f"{where}.{key}: an empty list draws nothing")
             values, weights = spec, [1.0] * len(spec)
         else:
             values, weights = [spec], [1.0]
         if len(set(map(repr, values))) != len(values):
-            raise ValueError(f"tables.{key}: a value is listed twice in {spec!r}")
+            raise ValueError(f"{where}.{key}: a value is listed twice in {spec!r}")
         weights = np.asarray(weights, float)
         return list(values), weights / weights.sum()
 
@@ -174,20 +236,24 @@ class Tables:
     def _check_support(self) -> None:
         """Build the rules of every table the distribution can draw (rounds apart: a round
         count never conflicts with a rule), so that a bad one fails now, named."""
-        drawn = [(k, [v for v, w in zip(values, weights) if w > 0])
-                 for k, values, weights in self.keys]
-        rounds = next((vals for k, vals in drawn if k == ROUNDS), [])
-        others = [(k, vals) for k, vals in drawn if k != ROUNDS]
-        count = int(np.prod([len(vals) for _, vals in others])) if others else 1
+        checks = []
+        for part in self.parts:
+            drawn = [(k, [v for v, w in zip(values, weights) if w > 0])
+                     for k, values, weights in part]
+            rounds = next((vals for k, vals in drawn if k == ROUNDS), [])
+            others = [(k, vals) for k, vals in drawn if k != ROUNDS]
+            checks.append((rounds, others))
+        count = sum(int(np.prod([len(vals) for _, vals in others])) if others else 1
+                    for _, others in checks)
         if count > MAX_COMBINATIONS:
             raise ValueError(f"tables: {count:,} tables to check (rounds apart), at most "
                              f"{MAX_COMBINATIONS:,}: fix some rules (in rules) or draw fewer")
-        for value in rounds:
-            self._rules_of({**self.base_table, ROUNDS: value})
-        for combo in itertools.product(*(vals for _, vals in others)):
-            table = {**self.base_table, **dict(zip((k for k, _ in others), combo))}
-            self._rules_of(table)
-            self._catalog(self._rules_of(table))
+        for rounds, others in checks:
+            for value in rounds:
+                self._rules_of({**self.base_table, ROUNDS: value})
+            for combo in itertools.product(*(vals for _, vals in others)):
+                table = {**self.base_table, **dict(zip((k for k, _ in others), combo))}
+                self._catalog(self._rules_of(table))
 
     # -- tables, games and their catalogs ----------------------------------------------------
 
@@ -245,8 +311,10 @@ class Tables:
         """The game of a table drawn from the distribution (the base game without one)."""
         if not self.keys:
             return self.base
+        part = self.parts[0] if len(self.parts) == 1 else \
+            self.parts[int(rng.choice(len(self.parts), p=self.part_weights))]
         table = {}
-        for key, values, weights in self.keys:
+        for key, values, weights in part:
             table[key] = values[int(rng.choice(len(values), p=weights))] \
                 if len(values) > 1 else values[0]
         return self.game(table)
