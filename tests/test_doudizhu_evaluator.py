@@ -58,6 +58,30 @@ def test_min_plays_matches_breadth_first_search_on_small_hands():
         assert EVAL.min_plays(hand) == brute(hand)
 
 
+def test_min_plays_stays_exact_when_searches_share_what_they_learned():
+    """One evaluator keeps, for a hand searched in vain under a bound, that bound as a floor
+    and answers later searches from it; hands played down card by card (each search meeting
+    the sub-hands of the one before) still give the brute-force count."""
+    cat = get_catalog()
+    gen = MoveGenerator(cat)
+
+    @lru_cache(maxsize=None)
+    def brute(hand: int) -> int:
+        if not hand:
+            return 0
+        return 1 + min(brute(hand - cat.cards[a]) for a in gen.lead(hand))
+
+    shared = HandEvaluator()
+    rng = np.random.default_rng(1)
+    for _ in range(12):
+        cards = list(rng.choice(54, 13, replace=False))
+        while cards:
+            hand = sum(UNIT[PHYSICAL_RANK[c]] for c in cards)
+            assert shared.min_plays(hand) == brute(hand)
+            cards.pop(int(rng.integers(len(cards))))
+    assert shared._floor  # the floors were there to be used
+
+
 def test_value_counts_high_cards_and_bombs():
     value = EVAL.value(parse("33334567892222BR"))
     assert (value.high_cards, value.bombs) == (6, 3)  # 2222 + B + R; bombs 3333, 2222, rocket

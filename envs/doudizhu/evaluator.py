@@ -109,6 +109,8 @@ class HandEvaluator:
         self._rocket = self.setup.rocket
         self._cards = self.moves.catalog.cards
         self._memo: dict[int, int] = {0: 0}
+        self._floor: dict[int, int] = {}
+        """a bound a search of the hand did not get under: its plays are at least that many"""
         self.exact = self.setup.packs == 1
         """whether :meth:`min_plays` is exact (one pack) or estimated (two packs)"""
         self._estimator = None if self.exact else PlayEstimator(self.setup)
@@ -118,8 +120,8 @@ class HandEvaluator:
         hand = as_hand(hand, self.setup)
         if not self.exact:
             return self._estimator.plays(hand)
-        if len(self._memo) > self._MEMO_LIMIT:
-            self._memo = {0: 0}
+        if len(self._memo) + len(self._floor) > self._MEMO_LIMIT:
+            self._memo, self._floor = {0: 0}, {}
         return self._solve(hand, size(hand))
 
     def _solve(self, hand: int, bound: int) -> int:
@@ -130,6 +132,9 @@ class HandEvaluator:
             return known
         if bound <= 1:
             return 1  # the caller can do no better anyway; not memoised
+        floor = self._floor.get(hand, 0)
+        if floor >= bound:
+            return floor  # searched before with this bound or a higher one, in vain
         low = (hand & -hand).bit_length() - 1
         low_byte = 0xFF << (low - low % 8)
         cards = self._cards
@@ -150,6 +155,8 @@ class HandEvaluator:
             exact = best < bound
         if exact:
             memo[hand] = best
+        elif bound > floor:
+            self._floor[hand] = bound
         return best
 
     def value(self, hand: int | str) -> HandValue:
