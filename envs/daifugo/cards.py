@@ -93,6 +93,11 @@ class Deck:
             [sum(1 << card_index(r, s, c) for c in range(decks)) for s in range(NUM_SUITS)]
             for r in range(NUM_RANKS)
         ]
+        # each card's text and place in the normal order, for format()
+        self._texts = tuple(self.card_text(i) for i in range(self.size))
+        self._rank_texts = tuple(JOKER_TEXT if i >= self.real_cards
+                                 else RANKS[self.rank_suit(i)[0]] for i in range(self.size))
+        self._order = tuple(self.sort_key(i) for i in range(self.size))
 
     def __repr__(self) -> str:
         return f"Deck(decks={self.decks}, jokers={self.jokers})"
@@ -155,12 +160,9 @@ class Deck:
     def format(self, mask: int, suits: bool = True) -> str:
         """Cards as text, weakest first in the normal order, jokers last; ``suits=False``
         writes the real cards by rank alone (``"7 7 JK"``)."""
-        cards = sorted(iter_bits(mask), key=self.sort_key)
-        if suits:
-            return " ".join(self.card_text(i) for i in cards)
-        return " ".join(
-            JOKER_TEXT if i >= self.real_cards else RANKS[self.rank_suit(i)[0]] for i in cards
-        )
+        cards = sorted(iter_bits(mask), key=self._order.__getitem__)
+        texts = self._texts if suits else self._rank_texts
+        return " ".join([texts[i] for i in cards])
 
     def rank_counts(self, mask: int) -> list[int]:
         """How many real cards of each rank ``mask`` holds (13 counts)."""

@@ -104,6 +104,8 @@ class Catalog:
         self.rules = rules
         self.key = self.key_of(rules)
         self._features = None
+        self._texts: dict[int, str] = {}
+        """each action's text, written once (views write a round's history every turn)"""
         #: lookup tables the engine derives from the catalog alone, filled by the first game
         #: built on it and shared by every game that shares the catalog
         self.engine_tables = None
@@ -302,10 +304,16 @@ class Catalog:
     # -- text --------------------------------------------------------------------------------
 
     def action_to_str(self, action: int) -> str:
-        if type(action) is not int:
-            action = as_action(action)
-        if not 0 <= action < self.size:
-            raise ValueError(f"action id {action} is outside the catalog [0, {self.size})")
+        text = self._texts.get(action) if type(action) is int else None
+        if text is None:
+            if type(action) is not int:
+                action = as_action(action)
+            if not 0 <= action < self.size:
+                raise ValueError(f"action id {action} is outside the catalog [0, {self.size})")
+            text = self._texts[action] = self._text(action)
+        return text
+
+    def _text(self, action: int) -> str:
         m = self.moves[action]
         if m.kind == PASS:
             return "pass"

@@ -86,6 +86,11 @@ class HandShape:
 def _segments(ranks: int) -> list[tuple[int, int]]:
     """Maximal runs of consecutive set bits of a 13-bit rank mask, as ``(low, length)``, only
     those at least :data:`MIN_RUN` long."""
+    held = ranks
+    for shift in range(1, MIN_RUN):
+        held &= ranks >> shift
+    if not held:  # no MIN_RUN consecutive ranks: the common case, without the walk
+        return []
     out = []
     r = 0
     while r < NUM_RANKS:
@@ -112,14 +117,13 @@ def count_groups(shape: HandShape, runs: bool, suited_runs: bool) -> int:
     if not runs:
         return by_rank
     best = by_rank
+    once = sum(1 << r for r in range(NUM_RANKS) if counts[r] == 1)
     for singles_only in (False, True):
         left = counts[:]
         groups = 0
         if suited_runs:
             for suit_mask in shape.suit_ranks:
-                usable = suit_mask
-                if singles_only:
-                    usable &= sum(1 << r for r in range(NUM_RANKS) if counts[r] == 1)
+                usable = suit_mask & once if singles_only else suit_mask
                 for low, length in _segments(usable):
                     groups += 1
                     for r in range(low, low + length):
