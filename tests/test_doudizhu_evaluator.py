@@ -151,3 +151,19 @@ def test_the_four_player_evaluator_estimates():
     assert not game.evaluator.exact and EVAL.exact
     hand = game.setup.parse("333444555666777888999TTTJJJQQQKKK")
     assert game.evaluator.min_plays(hand) == 1
+
+
+def test_an_evaluator_pickled_before_the_floors_existed_reads_back():
+    """Regression: a run saved by the version before the floors (its evaluator pickled without
+    ``_floor``) failed to resume with an AttributeError."""
+    import pickle
+
+    old = HandEvaluator()
+    old.min_plays("3334445556667778")
+    del old.__dict__["_floor"]
+    state = dict(old.__dict__)
+    back = HandEvaluator.__new__(HandEvaluator)
+    back.__setstate__(state)
+    assert back.min_plays("3334445556667778") == 1
+    copy = pickle.loads(pickle.dumps(EVAL))
+    assert copy._memo == {0: 0} and copy.min_plays("33445566778899") == 1

@@ -179,3 +179,32 @@ def test_an_actor_state_saved_before_opponents_existed_is_read():
     old.step()  # and it plays on
     with pytest.raises(ValueError, match="actor state of 8 fields"):
         old.set_state(state_of(saved[:8]))
+
+
+def test_a_saved_actor_keeps_the_players_parts_of_the_game_by_reference():
+    """Regression: the scripted players' catalog, move generator and hand evaluator were saved
+    by value with the actor, so a checkpoint carried a copy of each per game slot, and an
+    engine class that gained a field since could not be read back into the new version."""
+    from training.tables import Tables
+
+    tables = Tables("doudizhu")
+    game = tables.base
+    cfg = NetConfig.from_dict({k: SMALL[k] for k in ("lstm_hidden", "state_layers", "pair_layers")})
+    nets = [build_network(game, cfg).eval() for _ in roles(game)]
+
+    def actor(seed):
+        return SelfPlayActor(tables, nets, Collect(), 4, 0.0, 32, np.random.default_rng(seed),
+                             opponents={"scripted-medium": 1.0})
+
+    first = actor(0)
+    for _ in range(10):
+        first.step()
+    state = first.get_state()
+    assert b"HandEvaluator" not in state and b"MoveGenerator" not in state
+    second = actor(1)
+    second.set_state(state)
+    players = [p for slot in second.slot_players for _, p in slot.values()]
+    assert players and all(p.evaluator is game.evaluator and p.moves is game.moves
+                           and p.cat is game.catalog for p in players)
+    second.step()
+    assert second.get_state() != state  # and it plays on

@@ -21,6 +21,7 @@ own do: the network learns what the player's moves are worth), else only the net
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import os
 import pickle
@@ -144,19 +145,32 @@ class NetPolicy:
 
 
 class _GamePickler(pickle.Pickler):
-    """Pickles states without their (large, rebuildable) game objects: the base game by
-    name, a drawn table's by its rules."""
+    """Pickles states and players without their (large, rebuildable) game objects: the base
+    game by name, a drawn table's by its rules, and the parts a player keeps of a game (its
+    catalog, move generator, hand evaluator) by the game and the attribute, so a saved state
+    neither copies them nor keeps an older version's copy of them."""
 
     def __init__(self, file, tables: Tables):
         super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
         self.tables = tables
+        self.parts: dict[int, tuple] = {}
+        for game in (tables.base, *tables.games.values()):
+            for name, value in vars(game).items():
+                # objects with state of their own; not the dataclasses of plain values (the
+                # rules, which a drawn game's own id holds)
+                if hasattr(value, "__dict__") and not isinstance(value, type) \
+                        and not dataclasses.is_dataclass(value):
+                    self.parts.setdefault(id(value), ("part", self._game_id(game), name))
 
-    def persistent_id(self, obj):
+    def _game_id(self, obj):
         if obj is self.tables.base:
             return "game"
         if type(obj) is type(self.tables.base) and obj.rules in self.tables.games:
             return ("rules", obj.rules)
         return None
+
+    def persistent_id(self, obj):
+        return self._game_id(obj) or self.parts.get(id(obj))
 
 
 class _GameUnpickler(pickle.Unpickler):
@@ -169,6 +183,8 @@ class _GameUnpickler(pickle.Unpickler):
             return self.tables.base
         if isinstance(pid, tuple) and pid[0] == "rules":
             return self.tables.game_of_rules(pid[1])
+        if isinstance(pid, tuple) and pid[0] == "part":
+            return getattr(self.persistent_load(pid[1]), pid[2])
         raise pickle.UnpicklingError(f"unknown persistent id {pid!r}")
 
 

@@ -115,6 +115,14 @@ class HandEvaluator:
         """whether :meth:`min_plays` is exact (one pack) or estimated (two packs)"""
         self._estimator = None if self.exact else PlayEstimator(self.setup)
 
+    def __getstate__(self) -> dict:
+        # the memos are caches: a pickled evaluator (in a saved game) leaves them behind
+        return {**self.__dict__, "_memo": {0: 0}, "_floor": {}}
+
+    def __setstate__(self, state: dict) -> None:
+        # an evaluator pickled by an older version may lack a cache added since
+        self.__dict__.update({**state, "_memo": {0: 0}, "_floor": {}})
+
     def min_plays(self, hand: int | str) -> int:
         """Fewest plays that empty ``hand`` (0 for no cards; estimated with two packs)."""
         hand = as_hand(hand, self.setup)
