@@ -22,7 +22,8 @@ value)::
     tables:
       - {players: [3, 4], rounds: [3, 5, 7], lock: 0.6, eight_cut: 0.6}
       - {weight: 0.25, players: [3, 4], rounds: [3, 5, 7], lock: false, eight_cut: false}
- Every table the distribution can draw is checked before any work
+
+Every table the distribution can draw is checked before any work
 (rounds apart, they are enumerated, at most :data:`MAX_COMBINATIONS`), so a bad key, value or
 combination is one error naming it. The network reads every table (the v1 observation
 carries the rules); the action catalogs of the tables are stacked into one feature table,
