@@ -45,20 +45,35 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+def _deal_over(s) -> bool:
+    """A deal's result waits for the person to ask for the next one (or the match is over)."""
+    return bool(s.get("result")) and s["turn"] is None or bool(s["match"] and s["match"]["over"])
+
+
 def _play_some(client, decisions: int, choose) -> None:
-    """Make ``decisions`` moves, then wait until it is this person's decision again."""
+    """Make ``decisions`` moves (asking for the next deal when one ends), then wait until it is
+    this person's decision again, or a deal or the match is over.
+
+    Regression: a move that ended the deal left the person without a turn until they asked
+    for the next deal, and the wait for their turn timed out."""
     made = 0
     while made < decisions:
         st = client.until(lambda s: client.my_turn(s) and s["v"] != client._acted
-                          or bool(s.get("curtain")) or s["match"] and s["match"]["over"])
+                          or bool(s.get("curtain")) or _deal_over(s))
+        if st["match"] and st["match"]["over"]:
+            return
         if st.get("curtain"):
             client.request({"type": "reveal", "seat": st["curtain"]["seat"]}, "state")
+            continue
+        if _deal_over(st):
+            client._acted = st["v"]
+            client.request({"type": "next"}, "state")
             continue
         client._acted = st["v"]
         extra = {"seat": st["seat"]} if st["mode"] == "local" else {}
         client.request({"type": "move", "action": choose(st), "v": st["v"], **extra}, "state")
         made += 1
-    client.until(lambda s: client.my_turn(s) or bool(s.get("curtain")))
+    client.until(lambda s: client.my_turn(s) or bool(s.get("curtain")) or _deal_over(s))
 
 
 def test_sigkill_and_restart_restores_every_room(tmp_path):
@@ -111,7 +126,8 @@ def test_sigkill_and_restart_restores_every_room(tmp_path):
         back.close()
         slow_again = connect(url)
         slow_again.join(slow.room, token=slow.token)
-        slow_again.until(lambda s: slow_again.my_turn(s))  # the CPUs moved on after the restart
+        # the CPUs moved on after the restart
+        slow_again.until(lambda s: slow_again.my_turn(s) or _deal_over(s))
         slow_again.close()
     finally:
         proc.kill()

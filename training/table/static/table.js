@@ -138,7 +138,13 @@ export function actionList(st, ui) {
   }
   const matches = matchingMoves(st, ui.selected);
   if (matches.length > 1) {
-    for (const m of matches) acts.push({ key: `play-${m.action}`, label: `Play ${m.label}`, enabled: mine, kind: "move", move: m, primary: true });
+    // readings of one shape (a wild card standing for other ranks) are told apart by their cards
+    const shapes = {};
+    for (const m of matches) shapes[m.label] = (shapes[m.label] || 0) + 1;
+    for (const m of matches) {
+      const label = shapes[m.label] > 1 ? `Play ${m.label}: ${m.text}` : `Play ${m.label}`;
+      acts.push({ key: `play-${m.action}`, label, enabled: mine, kind: "move", move: m, primary: true });
+    }
   } else {
     acts.push({ key: "play", label: "Play", enabled: mine && matches.length === 1, kind: "move", move: matches[0], primary: true });
   }
