@@ -163,7 +163,7 @@ class HandEvaluator:
             exact = best < bound
         if exact:
             memo[hand] = best
-        elif bound > floor:
+        else:  # above any floor it had: a floor at or above bound returned at the start
             self._floor[hand] = bound
         return best
 

@@ -129,7 +129,7 @@ def count_groups(shape: HandShape, runs: bool, suited_runs: bool) -> int:
                     for r in range(low, low + length):
                         left[r] -= 1
         else:
-            present = sum(1 << r for r in range(NUM_RANKS) if counts[r] and (not singles_only or counts[r] == 1))
+            present = once if singles_only else sum(1 << r for r in range(NUM_RANKS) if counts[r])
             for low, length in _segments(present):
                 groups += 1
                 for r in range(low, low + length):
