@@ -21,6 +21,7 @@ own do: the network learns what the player's moves are worth), else only the net
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import io
 import os
@@ -146,27 +147,24 @@ class NetPolicy:
 
 class _GamePickler(pickle.Pickler):
     """Pickles states and players without their (large, rebuildable) game objects: the base
-    game by name, a drawn table's by its rules, and the parts a player keeps of a game (its
-    catalog, move generator, hand evaluator) by the game and the attribute, so a saved state
-    neither copies them nor keeps an older version's copy of them."""
+    game by name, a drawn table's by its rules, the parts a player keeps of a game (its
+    catalog, move generator, hand evaluator) by the game and the attribute, and the tables a
+    player derived from it (:meth:`~envs.core.game.GameDefaults.derived`) by the game and
+    their ``build``, so a saved state neither copies them nor keeps an older version's copy of
+    them. One lookup per pickled object: a checkpoint pickles millions."""
 
     def __init__(self, file, tables: Tables):
         super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
-        self.tables = tables
-        self.parts: dict[int, tuple] = {}
+        self.ids: dict[int, object] = {id(tables.base): "game"}
+        for rules, game in tables.games.items():
+            self.ids.setdefault(id(game), ("rules", rules))
         for game in (tables.base, *tables.games.values()):
-            for name, value in _parts(game).items():
-                self.parts.setdefault(id(value), ("part", self._game_id(game), name))
-
-    def _game_id(self, obj):
-        if obj is self.tables.base:
-            return "game"
-        if type(obj) is type(self.tables.base) and obj.rules in self.tables.games:
-            return ("rules", obj.rules)
-        return None
+            game_id = self.ids[id(game)]
+            for key, (kind, *path) in _shared(game).items():
+                self.ids.setdefault(key, (kind, game_id, *path))
 
     def persistent_id(self, obj):
-        return self._game_id(obj) or self.parts.get(id(obj))
+        return self.ids.get(id(obj))
 
 
 class _GameUnpickler(pickle.Unpickler):
@@ -177,33 +175,56 @@ class _GameUnpickler(pickle.Unpickler):
     def persistent_load(self, pid):
         if pid == "game":
             return self.tables.base
-        if isinstance(pid, tuple) and pid[0] == "rules":
+        kind = pid[0] if isinstance(pid, tuple) else None
+        if kind == "rules":
             return self.tables.game_of_rules(pid[1])
-        if isinstance(pid, tuple) and pid[0] == "part":
+        if kind == "part":
             return getattr(self.persistent_load(pid[1]), pid[2])
+        if kind == "derived":
+            table = self.persistent_load(pid[1]).derived(pid[2])
+            return getattr(table, pid[3]) if len(pid) > 3 else table
         raise pickle.UnpicklingError(f"unknown persistent id {pid!r}")
 
 
-def _share_parts(player, game) -> None:
-    """Point ``player``'s copies of ``game``'s parts back at them: a state saved before the
-    parts went by reference (:class:`_GamePickler`) read them back as copies, which every later
-    save would carry again (a Dou Dizhu checkpoint: 72 MB of them in an 86 MB file)."""
-    parts = {type(value): value for value in _parts(game).values()}
-    for name, value in vars(player).items():
-        part = parts.get(type(value))
-        if part is None and isinstance(getattr(type(game), name, None), property):
-            part = getattr(game, name)  # a part the game builds when first asked (evaluator)
-        if type(part) is type(value) and part is not value:
-            setattr(player, name, part)
+def _shared(game) -> dict[int, tuple]:
+    """What a player may keep of ``game``, which a saved state names instead of copying, by
+    id: its parts (catalog, move generator, hand evaluator: ``("part", attribute)``) and the
+    tables players derived from it (``("derived", build)``, a field of one: ``("derived",
+    build, field)``)."""
+    ids: dict[int, tuple] = {}
+    for name, value in _parts(game).items():
+        ids.setdefault(id(value), ("part", name))
+    for build, value in game.derived_tables().items():
+        if not hasattr(value, "__dict__"):
+            continue
+        ids.setdefault(id(value), ("derived", build))
+        for name, field in vars(value).items():
+            if isinstance(field, (tuple, list, dict)) and field:  # never a shared constant
+                ids.setdefault(id(field), ("derived", build, name))
+    return ids
 
 
 def _parts(game) -> dict[str, object]:
-    """The parts of ``game`` a player may keep (its catalog, move generator, hand evaluator):
-    its attributes with state of their own, not classes nor the dataclasses of plain values
-    (the rules, which a drawn game's own id holds)."""
+    """The parts of ``game`` a player may keep: its attributes with state of their own, not
+    classes nor the dataclasses of plain values (the rules, which a drawn game's own id
+    holds)."""
     return {name: value for name, value in vars(game).items()
             if hasattr(value, "__dict__") and not isinstance(value, type)
             and not dataclasses.is_dataclass(value)}
+
+
+def _share_parts(player, game) -> None:
+    """Point ``player``'s copies of what it keeps of ``game`` back at the game's own: a state
+    saved before they went by reference (:class:`_GamePickler`) read them back as copies,
+    which every later save carried again (a Dou Dizhu checkpoint: 72 MB of them in an 86 MB
+    file). A copy of the player bound afresh shows which attributes are the game's."""
+    fresh = copy.copy(player)
+    fresh.game = None
+    fresh.bind(game)
+    shared = _shared(game)
+    for name, value in vars(fresh).items():
+        if id(value) in shared and vars(player).get(name) is not value:
+            setattr(player, name, value)
 
 
 class SelfPlayActor:

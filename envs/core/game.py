@@ -23,6 +23,8 @@ overrides):
 - **tables**: ``draws_tables``: the game's rules can be drawn per episode (one network for
   every table), through ``rule_fields()``, ``rules_for(players, **rules)``,
   ``catalog_key_of(rules)``, ``make_catalog(rules)`` and ``with_rules(rules, catalog)``.
+- **derived tables**: ``derived(build)`` makes ``build(game)`` once per game, for the players
+  that read the same facts of every action (a scripted bot bound to each drawn table).
 - **scoring**, for the evaluation harness: ``scoring`` is :data:`PLACES` (matches of
   ``rounds`` rounds, each ranking the seats: ``place_points``, ``round_of(state)``,
   ``places_of(state)``) or :data:`SIDES` (``sides``: the name of one lone seat's side, then
@@ -110,6 +112,10 @@ SEAT_ROLES = ("seat",)
 """the roles of a game that trains one seat-relative network"""
 
 
+_DERIVED = "_derived"
+"""the attribute of a game's memo of :meth:`GameDefaults.derived`"""
+
+
 class GameDefaults:
     """The trainer's and the harness's members of a game with one seat-relative network, no
     training start options, one table and places for scoring; engines inherit it and override
@@ -157,6 +163,19 @@ class GameDefaults:
         option is refused)."""
         self.check_start(options)
         return self.new_state
+
+    def derived(self, build: Callable[[Any], Any]) -> Any:
+        """``build(self)``, made once per game: the static tables a player derives from the
+        game (a bot's facts of every action), shared by every player bound to it. ``build`` is
+        the key: a module-level function or a classmethod, which a saved player can name."""
+        memo = self.__dict__.setdefault(_DERIVED, {})
+        if build not in memo:
+            memo[build] = build(self)
+        return memo[build]
+
+    def derived_tables(self) -> dict[Callable, Any]:
+        """What :meth:`derived` has made so far, by its ``build``."""
+        return dict(self.__dict__.get(_DERIVED, {}))
 
 
 @dataclass(frozen=True)

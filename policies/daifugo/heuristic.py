@@ -72,7 +72,7 @@ class DaifugoBot(Player):
     def bind(self, game) -> DaifugoBot:
         if game is not self.game:
             self.check_game(game)
-            self.facts = MoveFacts.build(game)
+            self.facts = game.derived(MoveFacts.build)
             self.pass_id = game.catalog.pass_id
         return super().bind(game)
 

@@ -67,6 +67,31 @@ class DoudizhuWeights(Weights):
     """score of a play that empties the hand"""
 
 
+@dataclass(frozen=True)
+class ActionFacts:
+    """Per catalog id (tuples indexed by id, built once per game): the main rank of the move's
+    first reading (-1 for none), whether it holds a control card (a 2 or a joker), whether it
+    is a bomb or the rocket, and its first reading's kind (-1 for none)."""
+
+    main: tuple[int, ...]
+    control: tuple[bool, ...]
+    bomb: tuple[bool, ...]
+    kind: tuple[int, ...]
+
+    @classmethod
+    def build(cls, game) -> ActionFacts:
+        cat = game.catalog
+        main, control, bomb = [], [], []
+        for a in range(cat.num_actions):
+            readings = cat.readings[a]
+            main.append(readings[0].main if readings else -1)
+            c = counts(cat.cards[a])
+            control.append(bool(c[TWO] or sum(c[BLACK_JOKER:])))
+            bomb.append(a == cat.ROCKET or cat.bomb_main[a] >= 0)
+        kind = tuple(r[0].kind if r else -1 for r in cat.readings)
+        return cls(tuple(main), tuple(control), tuple(bomb), kind)
+
+
 class DoudizhuBot(Player):
     """Shared set-up: per-action facts of the catalog (main rank, controls, bombs)."""
 
@@ -76,19 +101,12 @@ class DoudizhuBot(Player):
     def bind(self, game) -> DoudizhuBot:
         if game is not self.game:
             self.check_game(game)
-            cat = game.catalog
-            self.cat = cat
+            self.cat = game.catalog
             self.moves = game.moves
             self.evaluator = game.evaluator
-            main, control, bomb = [], [], []
-            for a in range(cat.num_actions):
-                readings = cat.readings[a]
-                main.append(readings[0].main if readings else -1)
-                c = counts(cat.cards[a])
-                control.append(bool(c[TWO] or sum(c[BLACK_JOKER:])))
-                bomb.append(a == cat.ROCKET or cat.bomb_main[a] >= 0)
-            self.main, self.control, self.bomb = tuple(main), tuple(control), tuple(bomb)
-            self.kind = tuple(r[0].kind if r else -1 for r in cat.readings)
+            facts = game.derived(ActionFacts.build)
+            self.main, self.control, self.bomb = facts.main, facts.control, facts.bomb
+            self.kind = facts.kind
         return super().bind(game)
 
     def declare(self, view, legal: list[int]) -> int | None:
