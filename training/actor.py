@@ -194,7 +194,8 @@ def _shared(game) -> dict[int, tuple]:
     ids: dict[int, tuple] = {}
     for name, value in _parts(game).items():
         ids.setdefault(id(value), ("part", name))
-    for build, value in game.derived_tables().items():
+    derived = getattr(game, "derived_tables", dict)()  # an engine without GameDefaults: none
+    for build, value in derived.items():
         if not hasattr(value, "__dict__"):
             continue
         ids.setdefault(id(value), ("derived", build))
