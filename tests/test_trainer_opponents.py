@@ -37,6 +37,14 @@ def actor_with(opponents, games=8, seed=0, players=4, learn_opponents=False):
                          opponents=opponents, learn_opponents=learn_opponents)
 
 
+def tables_actor(tables, seed, games=4):
+    """An actor over a run's ``tables``, scripted-medium at every other seat of every episode."""
+    cfg = NetConfig.from_dict({k: SMALL[k] for k in ("lstm_hidden", "state_layers", "pair_layers")})
+    nets = [build_network(tables.base, cfg, tables.features).eval() for _ in roles(tables.base)]
+    return SelfPlayActor(tables, nets, Collect(), games, 0.0, 32, np.random.default_rng(seed),
+                         opponents={"scripted-medium": 1.0})
+
+
 def test_only_the_networks_seat_is_trained_on_in_an_opponents_episode():
     actor = actor_with({"random": 1.0})
     mine = set()
@@ -189,19 +197,12 @@ def test_a_saved_actor_keeps_the_players_parts_of_the_game_by_reference():
 
     tables = Tables("doudizhu")
     game = tables.base
-    cfg = NetConfig.from_dict({k: SMALL[k] for k in ("lstm_hidden", "state_layers", "pair_layers")})
-    nets = [build_network(game, cfg).eval() for _ in roles(game)]
-
-    def actor(seed):
-        return SelfPlayActor(tables, nets, Collect(), 4, 0.0, 32, np.random.default_rng(seed),
-                             opponents={"scripted-medium": 1.0})
-
-    first = actor(0)
+    first = tables_actor(tables, 0)
     for _ in range(10):
         first.step()
     state = first.get_state()
     assert b"HandEvaluator" not in state and b"MoveGenerator" not in state
-    second = actor(1)
+    second = tables_actor(tables, 1)
     second.set_state(state)
     players = [p for slot in second.slot_players for _, p in slot.values()]
     assert players and all(p.evaluator is game.evaluator and p.moves is game.moves
@@ -220,29 +221,22 @@ def test_a_state_saved_with_copies_of_the_parts_is_saved_without_them_after_a_re
     from training.actor import _GamePickler
     from training.tables import Tables
 
-    tables = Tables("doudizhu")
-    game = tables.base
-    cfg = NetConfig.from_dict({k: SMALL[k] for k in ("lstm_hidden", "state_layers", "pair_layers")})
-    nets = [build_network(game, cfg).eval() for _ in roles(game)]
-
-    def actor(seed):
-        return SelfPlayActor(Tables("doudizhu"), nets, Collect(), 4, 0.0, 32,
-                             np.random.default_rng(seed), opponents={"scripted-medium": 1.0})
-
-    first = actor(0)
+    first = tables_actor(Tables("doudizhu"), 0)
     for _ in range(10):
         first.step()
+
     class OldPickler(_GamePickler):  # the games by reference, their parts by value
         def __init__(self, file, tables):
             super().__init__(file, tables)
             self.ids = {k: v for k, v in self.ids.items() if v == "game" or v[0] == "rules"}
 
     buf = io.BytesIO()
-    OldPickler(buf, first.tables).dump((first.states, first.trajectories, first.samples, first.episodes, first.rng,
-                 first.version, first.seated, first.slot_players, first.made))
+    OldPickler(buf, first.tables).dump(
+        (first.states, first.trajectories, first.samples, first.episodes, first.rng,
+         first.version, first.seated, first.slot_players, first.made))
     old = buf.getvalue()
     assert b"HandEvaluator" in old
-    second = actor(1)
+    second = tables_actor(Tables("doudizhu"), 1)
     second.set_state(old)
     players = [p for slot in second.slot_players for _, p in slot.values()]
     assert players
@@ -268,14 +262,8 @@ def test_the_scripted_players_of_a_drawn_table_share_its_facts_and_save_them_by_
     from training.tables import Tables
 
     def actor(seed):
-        tables = Tables("daifugo", players=4, tables={"players": [3, 4], "lock": 0.5,
-                                                      "revolution": 0.5})
-        cfg = NetConfig.from_dict({k: SMALL[k] for k in ("lstm_hidden", "state_layers",
-                                                         "pair_layers")})
-        nets = [build_network(tables.base, cfg, tables.features).eval()
-                for _ in roles(tables.base)]
-        return SelfPlayActor(tables, nets, Collect(), 8, 0.0, 32, np.random.default_rng(seed),
-                             opponents={"scripted-medium": 1.0})
+        drawn = {"players": [3, 4], "lock": 0.5, "revolution": 0.5}
+        return tables_actor(Tables("daifugo", players=4, tables=drawn), seed, games=8)
 
     first = actor(0)
     for _ in range(200):
