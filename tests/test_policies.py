@@ -35,7 +35,13 @@ def test_registry_levels_resolve_through_the_cpu_config():
         easy = policies.load(game, "easy")
         assert easy.name == "easy" and easy.meta["spec"]["game"] == game
         assert isinstance(policies.load(game, "scripted-easy"), EasyPlayer)
-        assert isinstance(policies.load(game, "medium"), MediumPlayer)
+        # Daifugo's medium is its network (configs/cpus.yaml), President's the scripted one
+        medium = policies.load(game, "medium")
+        if game == "daifugo":
+            assert medium.name == "medium" and medium.meta["spec"]["game"] == game
+        else:
+            assert isinstance(medium, MediumPlayer)
+        assert isinstance(policies.load(game, "scripted-medium"), MediumPlayer)
         hard = policies.load(game, "hard")
         assert isinstance(hard, HardPlayer) and hard.name == "hard"
         assert isinstance(policies.load(game, "scripted-hard"), HardPlayer)
@@ -49,7 +55,7 @@ def test_registry_errors_name_the_known_choices():
     with pytest.raises(ValueError, match="known names are random, easy, medium, hard"):
         policies.load("daifugo", "grandmaster")
     with pytest.raises(ValueError, match="knobs are"):
-        policies.load("daifugo", "medium", bogus=1)
+        policies.load("daifugo", "scripted-medium", bogus=1)
     with pytest.raises(ValueError, match="rollouts must be at least 1"):
         policies.load("daifugo", "scripted-hard:rollouts=0")
     with pytest.raises(ValueError, match="takes no knobs"):
@@ -102,7 +108,7 @@ def test_unbound_player_says_so():
     env.reset(seed=0)
     obs = env.observe(env.agent_selection)
     with pytest.raises(ValueError, match="not bound"):
-        policies.load("daifugo", "medium").act(obs, env.unwrapped.view(0))
+        policies.load("daifugo", "scripted-medium").act(obs, env.unwrapped.view(0))
 
 
 # -- every level plays legal moves everywhere -------------------------------------------------
@@ -235,7 +241,7 @@ def _position(case, preset="daifugo"):
 @pytest.mark.parametrize("case", MEDIUM_CASES, ids=range(len(MEDIUM_CASES)))
 def test_medium_follows_the_strategy_tips(case):
     env, raw = _position(case)
-    medium = policies.load("daifugo", "medium").bind(raw.game)
+    medium = policies.load("daifugo", "scripted-medium").bind(raw.game)
     obs = raw.observe(raw.possible_agents[0])
     move = raw.action_to_str(medium.act(obs, raw.view(0)))
     if "want" in case:
@@ -249,7 +255,7 @@ def test_medium_gives_back_weak_loose_cards_in_the_exchange():
     env = daifugo_v1.env(players=4, rounds=2)
     env.reset(seed=0, options={"hands": hands, "titles": [0, 1, 2, 3]})
     raw = env.unwrapped
-    medium = policies.load("daifugo", "medium").bind(raw.game)
+    medium = policies.load("daifugo", "scripted-medium").bind(raw.game)
     given = []
     while raw.game_state.phase == 0 and raw.game_state.current_player == 0:
         action = medium.act(raw.observe("player_0"), raw.view(0))
@@ -325,7 +331,7 @@ def test_hints_cycle_through_the_ranking_and_restart_on_a_new_position():
     env = daifugo_v1.env(players=4)
     env.reset(seed=3)
     raw = env.unwrapped
-    medium = policies.load("daifugo", "medium").bind(raw.game)
+    medium = policies.load("daifugo", "scripted-medium").bind(raw.game)
     hints = Hints(medium)
     seat = raw.game_state.current_player
     obs, view = raw.observe(env.agent_selection), raw.view(seat)
@@ -404,7 +410,7 @@ def test_hand_sampler_is_consistent_through_whole_matches(module, kwargs):
     env = module.env(**kwargs)
     raw = env.unwrapped
     game = raw.game
-    bot = policies.load(module.NAME.split("_")[0], "medium", seed=0).bind(game)
+    bot = policies.load(module.NAME.split("_")[0], "scripted-medium", seed=0).bind(game)
     rng = np.random.default_rng(1)
     sampled = 0
     for _agent, obs, seat in live_turns(env, range(4)):
