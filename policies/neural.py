@@ -96,6 +96,7 @@ class NeuralPlayer(Player):
     """
 
     name = "neural"
+    KNOBS = ("temperature", "top_k")
 
     def __init__(self, networks: Networks, game=None, temperature: float = 0.0,
                  top_k: int | None = None, seed=None):
@@ -315,13 +316,17 @@ def checkpoint_networks(path: str | Path, keep: int = 1) -> Networks:
 
 
 def load(path: str | Path, game=None, temperature: float = 0.0, top_k: int | None = None,
-         seed=None, shared: dict | None = None) -> NeuralPlayer:
-    """A neural player from an exported CPU directory or a training checkpoint.
+         seed=None, shared: dict | None = None, **unknown) -> NeuralPlayer:
+    """A neural player from an exported CPU directory or a training checkpoint;
+    ``ValueError`` naming the CPU and the knobs it takes for any other keyword.
 
     ``shared``: a dict the caller keeps (a server's, say) in which the loaded networks are
     kept by file: every player loaded from the same unchanged file with it shares one
     :class:`Networks` (weights, sessions and the scorers of up to :data:`SHARED_TABLES`
     action tables) instead of loading its own."""
+    if unknown:
+        raise ValueError(f"unknown knob(s) {sorted(unknown)} for {str(path)!r}; knobs are "
+                         f"{sorted(NeuralPlayer.knob_names())}")
     p = Path(path)
     knobs = {"temperature": temperature, "top_k": top_k, "seed": seed}
     if (p / META_FILE).is_file():
