@@ -21,6 +21,7 @@ from page_helpers import (  # noqa: E402
     CHROMIUM,
     CHROMIUM_ARGS,
     controls,
+    next_deal,
     play_by_mouse,
     start_game,
     start_server,
@@ -81,7 +82,7 @@ def doudizhu(page, url: str) -> None:
     panel = controls(page)
     for _ in range(MAX_DECISIONS):
         if wait_turn_or_dialog(page) == "dialog":
-            page.get_by_role("button", name="Next deal").click()
+            next_deal(page)
         elif panel.get_by_role("button", name="Don't bid").count():
             break
         else:

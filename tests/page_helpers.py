@@ -170,6 +170,12 @@ def result_dialog(page: Page):
     return page.get_by_role("dialog").filter(has=page.get_by_role("heading"))
 
 
+def next_deal(page: Page) -> None:
+    """Closes a deal's result card: "Next deal", or "New match" after the match's last deal
+    (a loop over more deals than the match has would wait for "Next deal" in vain)."""
+    page.get_by_role("button", name=re.compile(r"^(Next deal|New match)$")).click()
+
+
 def wait_turn_or_dialog(page: Page, timeout: float = STEP_MS) -> str:
     """Waits until it is this page's turn ("turn") or a dialog is up ("dialog")."""
     turn = controls(page).get_by_text(re.compile(r"^Your turn")).first

@@ -11,6 +11,7 @@ from page_helpers import (  # noqa: F401  (fixtures)
     controls,
     expect,
     new_page,
+    next_deal,
     requires_browser,
     start_game,
     table,
@@ -53,7 +54,8 @@ def test_doudizhu_bidding_hint_undo_and_result_card(new_page, table_server):
     log = page.get_by_role("region", name="What happened")
 
     # the bidding: the status line values the hand; a CPU that bids 3 first ends it at once,
-    # so deals go by until this seat gets to bid
+    # so deals go by until this seat gets to bid (regression: three such deals end the match,
+    # whose result card says "New match", and the test waited for "Next deal")
     dealt = None
     for _ in range(6):
         assert wait_turn_or_dialog(page) == "turn"
@@ -61,7 +63,7 @@ def test_doudizhu_bidding_hint_undo_and_result_card(new_page, table_server):
             break
         while wait_turn_or_dialog(page) == "turn":
             hint_and_play(page)
-        page.get_by_role("button", name="Next deal").click()
+        next_deal(page)
     else:
         raise AssertionError("six deals went by without a bid for this seat")
     dealt = my_cards(page)
