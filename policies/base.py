@@ -78,10 +78,15 @@ class Player:
     def unknown_knobs(self, knobs: dict, known: set[str] = frozenset()) -> None:
         """``ValueError`` naming the player and every knob it takes, when ``knobs`` is not
         empty (``known``: weights it also takes)."""
+        self.refuse_knobs(self.name, knobs, known)
+
+    @classmethod
+    def refuse_knobs(cls, name: str, knobs: dict, known: set[str] = frozenset()) -> None:
+        """:meth:`unknown_knobs` before a player exists: the player to be, named ``name``."""
         if knobs:
             raise ValueError(
-                f"unknown knob(s) {sorted(knobs)} for {self.name!r}; knobs are "
-                f"{sorted(self.knob_names() | set(known))}"
+                f"unknown knob(s) {sorted(knobs)} for {name!r}; knobs are "
+                f"{sorted(cls.knob_names() | set(known))}"
             )
 
     def act(self, observation: dict[str, Any], view: dict[str, Any]) -> int:

@@ -324,9 +324,7 @@ def load(path: str | Path, game=None, temperature: float = 0.0, top_k: int | Non
     kept by file: every player loaded from the same unchanged file with it shares one
     :class:`Networks` (weights, sessions and the scorers of up to :data:`SHARED_TABLES`
     action tables) instead of loading its own."""
-    if unknown:
-        raise ValueError(f"unknown knob(s) {sorted(unknown)} for {str(path)!r}; knobs are "
-                         f"{sorted(NeuralPlayer.knob_names())}")
+    NeuralPlayer.refuse_knobs(str(path), unknown)
     p = Path(path)
     knobs = {"temperature": temperature, "top_k": top_k, "seed": seed}
     if (p / META_FILE).is_file():
