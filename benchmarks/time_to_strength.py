@@ -442,14 +442,13 @@ class Table:
 def evaluate(table: Table, spec: str, opponent: str, out: Path, python: str,
              log: Path) -> dict:
     """``climbrl eval`` of ``spec`` against ``opponent`` into ``out`` (resumed if it was
-    interrupted, read back if it is finished); its figures (:func:`figures`)."""
-    summary = out / "summary.json"
-    if not summary.is_file():
-        cmd = [python, "-m", "training.cli", "eval", *table.args(), "--players",
-               ",".join(table.lineup(spec, opponent)), "--out", str(out)]
-        env = douzero_env() if spec.startswith("douzero:") else None
-        check_child(run_child(cmd, log, env), f"climbrl eval of {spec} vs {opponent}", log)
-    return figures(table.game, json.loads(summary.read_text()), spec, opponent)
+    interrupted, read back at once if it is finished; refused, naming the weights, if a CPU
+    at the same path has changed since); its figures (:func:`figures`)."""
+    cmd = [python, "-m", "training.cli", "eval", *table.args(), "--players",
+           ",".join(table.lineup(spec, opponent)), "--out", str(out)]
+    env = douzero_env() if spec.startswith("douzero:") else None
+    check_child(run_child(cmd, log, env), f"climbrl eval of {spec} vs {opponent}", log)
+    return figures(table.game, json.loads((out / "summary.json").read_text()), spec, opponent)
 
 
 def figures(game: str, summary: dict, spec: str, opponent: str) -> dict:

@@ -37,6 +37,9 @@ class Player:
     family: str = ""
     #: knobs a class of the player takes besides its weights (gathered over the class tree)
     KNOBS: tuple[str, ...] = ()
+    #: a digest of the trained weights it plays with (None: none, a scripted player): two
+    #: players of one name play alike only if these agree (a CPU retrained in place differs)
+    fingerprint: str | None = None
 
     def __init__(self, seed: int | Sequence[int] | np.random.SeedSequence | None = None):
         self.game = None

@@ -32,6 +32,12 @@ class FallbackPlayer(Player):
         self.active: Player | None = None
         self.refusals: list[str] = []
 
+    @property
+    def fingerprint(self) -> str | None:
+        """Its players' fingerprints, joined (None when none is trained)."""
+        digests = [p.fingerprint for p in self.players if p.fingerprint is not None]
+        return "+".join(digests) if digests else None
+
     def seed(self, seed) -> None:
         super().seed(seed)
         for player in self.players:

@@ -28,6 +28,7 @@ and what is wrong with it.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -50,6 +51,8 @@ ONNX_INPUTS = ("obs", "hist_features", "hist_movers", "move_features", "move_seg
 table; see :func:`policies.spec.lookup_tables`)"""
 OUTPUT = "q"
 SHARED_TABLES = 16
+#: hex digits kept of a CPU's weights digest (:func:`weights_digest`)
+DIGEST_CHARS = 16
 """action tables whose scorers shared networks keep (a server's tables of several rules)"""
 META_KEYS = ("spec", "network", "roles", "models")
 """what every ``cpu.json`` holds besides its format"""
@@ -74,6 +77,8 @@ class Networks:
         self._make_scorers = make_scorers
         self.keep = keep
         self._built: list[tuple[np.ndarray, list[Scorer]]] = []
+        #: the digest of the files the weights came from (:func:`weights_digest`)
+        self.digest: str | None = None
 
     def scorers(self, game, table: np.ndarray) -> list[Scorer]:
         """One scorer per role for the moves of ``table`` (``game``'s action features)."""
@@ -106,6 +111,7 @@ class NeuralPlayer(Player):
             raise ValueError(f"top_k must be a positive integer or None, got {top_k!r}")
         super().__init__(seed)
         self.networks = networks
+        self.fingerprint = networks.digest
         self.meta = networks.meta
         self.history_length = self.meta["network"]["history_length"]
         self.temperature = temperature
@@ -335,9 +341,30 @@ def load(path: str | Path, game=None, temperature: float = 0.0, top_k: int | Non
         raise CheckpointError(f"{str(path)!r} is neither an exported CPU directory "
                               f"({META_FILE}) nor a checkpoint")
     if shared is None:
-        return NeuralPlayer(make(p), game, **knobs)
+        return NeuralPlayer(_with_digest(make(p), p), game, **knobs)
     stat = file.stat()  # a file written again is loaded again
     key = (str(file.resolve()), stat.st_mtime_ns, stat.st_size)
     if key not in shared:
-        shared[key] = make(p, SHARED_TABLES)
+        shared[key] = _with_digest(make(p, SHARED_TABLES), p)
     return NeuralPlayer(shared[key], game, **knobs)
+
+
+def weights_digest(path: str | Path) -> str:
+    """A digest of the bytes a CPU's weights are read from: an exported folder's ``cpu.json``
+    and models, or a checkpoint file. A CPU exported again to the same path gets another."""
+    p = Path(path)
+    if (p / META_FILE).is_file():
+        meta = read_meta(p)
+        files = [p / META_FILE, *(p / meta["models"][role] for role in meta["roles"])]
+    else:
+        files = [p if p.is_file() else p / CHECKPOINT_FILE]
+    digest = hashlib.sha256()
+    for file in files:
+        with open(file, "rb") as f:
+            digest.update(hashlib.file_digest(f, "sha256").digest())
+    return digest.hexdigest()[:DIGEST_CHARS]
+
+
+def _with_digest(networks: Networks, path: Path) -> Networks:
+    networks.digest = weights_digest(path)
+    return networks

@@ -106,6 +106,10 @@ class NetworkSearch(Player):
         self.searcher.rng = self.rng
 
     @property
+    def fingerprint(self) -> str | None:
+        return self.network.fingerprint
+
+    @property
     def rollouts(self) -> int:
         return self.searcher.rollouts
 

@@ -254,3 +254,35 @@ def test_long_player_names_keep_their_columns_apart(tmp_path, capsys):
         assert after.startswith("  ") and after.strip(), row
     pair = next(row for row in rows if row.startswith(str(cpu)) and "random" in row)
     assert pair[len(str(cpu)):].split()[0] == "random"
+
+
+def test_a_cpu_exported_again_to_its_path_is_not_resumed(tmp_path, capsys):
+    # `climbrl eval` resumed a finished tournament of `cpus/daifugo` after a new network had
+    # been exported there, and printed the old network's figures as the new one's
+    import shutil
+
+    cpu = tmp_path / "cpu"
+    shutil.copytree(Path(__file__).resolve().parents[1] / "cpus" / "daifugo", cpu)
+    lineup = (str(cpu), "random", "random")
+    before = evaluate.check(evaluate.EvalConfig("daifugo", (lineup,), deals=2, rounds=1))
+    args = ["eval", "--game", "daifugo", "--players", ",".join(lineup), "--deals", "2",
+            "--rounds", "1", "--workers", "1", "--no-progress", "--out", str(tmp_path / "out")]
+    assert cli(args) == 0
+    meta = json.loads((cpu / "cpu.json").read_text())
+    meta["trained"] = {**meta["trained"], "minutes": meta["trained"]["minutes"] + 1}
+    (cpu / "cpu.json").write_text(json.dumps(meta))
+    after = evaluate.check(evaluate.EvalConfig("daifugo", (lineup,), deals=2, rounds=1))
+    assert dict(before.weights).keys() == {str(cpu)}
+    assert before.weights != after.weights
+    assert evaluate.default_out(before) != evaluate.default_out(after)
+    capsys.readouterr()
+    assert cli(args) == 2
+    err = capsys.readouterr().err
+    assert "holds a tournament with other settings" in err and "weights" in err
+    assert cli([*args, "--overwrite"]) == 0
+
+
+def test_scripted_tournaments_keep_their_identity():
+    # no trained player: no weights key, so their folders made before it still resume
+    config = evaluate.check(evaluate.EvalConfig("daifugo", (("random", "scripted-medium", "scripted-hard"),)))
+    assert config.weights == () and "weights" not in evaluate.settings(config)

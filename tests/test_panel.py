@@ -41,9 +41,9 @@ def test_a_panel_plays_each_table_once_and_a_rerun_reads_it_back(tmp_path, capsy
     assert "--rule lock=false" in first["rows"][1]["options"]
     md = (out / "results.md").read_text()
     assert "| 3p | 3 players --rounds 3 | 2 |" in md
-    assert panel.main(argv) == 0  # the tournaments are finished: read back, not replayed
+    assert panel.main(argv) == 0  # the tournaments are finished: resumed, not replayed
     log = (out / "eval.log").read_text()
-    assert log.count("$ ") == 2
+    assert log.count("$ ") == 4 and log.count("2 of 2 deals already played") == 2
     assert json.loads((out / "results.json").read_text())["rows"] == first["rows"]
     capsys.readouterr()
 

@@ -352,7 +352,7 @@ def _eval(args) -> int:
             sides=args.sides,
         )
         map_chunks = _map_chunks(args)
-        evaluate.check(config)
+        config = evaluate.check(config)
         out = args.out or evaluate.default_out(config)
     with user_input(f"--out {str(out)!r}"):
         store = evaluate.open_store(config, out, overwrite=args.overwrite)

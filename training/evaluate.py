@@ -55,7 +55,7 @@ import signal
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -117,6 +117,10 @@ class EvalConfig:
     lineups rotate over the seats) or ``"fixed"`` (DouZero's duel: seat 0 of the lineup is
     the lone side, on the deal's ``duel_options``: Dou Dizhu's landlord with the first
     bidder's cards and the kitty, bid 1; a lineup ``A B B`` is also played as ``B A A``)"""
+    weights: tuple[tuple[str, str], ...] = ()
+    """``(player spec, digest of its trained weights)`` for each trained player (:func:`check`
+    fills it): part of the tournament's identity, so a CPU exported again to the same path is
+    played afresh instead of being resumed from the old one's games"""
 
     def __post_init__(self) -> None:
         entry = envs.game_entry(self.game)
@@ -322,18 +326,23 @@ def games_per_deal(config: EvalConfig) -> list[int]:
     return [len(arrangements(lineup, config.sides)) for lineup in config.lineups]
 
 
-def check(config: EvalConfig) -> None:
+def check(config: EvalConfig) -> EvalConfig:
     """Before any game: the env accepts the rules and every player loads and accepts the env
-    (a ``ValueError`` naming the player, e.g. a network trained with other rules)."""
+    (a ``ValueError`` naming the player, e.g. a network trained with other rules). Returns
+    ``config`` with the ``weights`` of its trained players."""
     import policies
 
     env = make_env(config.game, config.table_size, config.rounds, dict(config.rules))
     env.reset(seed=config.seed)
+    weights = []
     for spec in config.labels:
         try:
-            policies.load(config.game, spec).bind(env.unwrapped.game)
+            player = policies.load(config.game, spec).bind(env.unwrapped.game)
         except (ValueError, TypeError, KeyError, OSError) as err:
             raise ValueError(f"player {spec!r}: {one_line(err)}") from err
+        if player.fingerprint is not None:
+            weights.append((spec, player.fingerprint))
+    return replace(config, weights=tuple(weights))
 
 
 def run(config: EvalConfig, store=None, map_chunks: Callable | None = None) -> list[dict]:
@@ -717,6 +726,10 @@ def _config_dict(config: EvalConfig) -> dict[str, Any]:
     out = asdict(config)
     out["lineups"] = [list(x) for x in config.lineups]
     out["rules"] = dict(config.rules)
+    if config.weights:
+        out["weights"] = dict(config.weights)
+    else:  # scripted players only: the identity their tournaments always had
+        del out["weights"]
     return out
 
 
