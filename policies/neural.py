@@ -51,9 +51,9 @@ ONNX_INPUTS = ("obs", "hist_features", "hist_movers", "move_features", "move_seg
 table; see :func:`policies.spec.lookup_tables`)"""
 OUTPUT = "q"
 SHARED_TABLES = 16
-#: hex digits kept of a CPU's weights digest (:func:`weights_digest`)
-DIGEST_CHARS = 16
 """action tables whose scorers shared networks keep (a server's tables of several rules)"""
+DIGEST_CHARS = 16
+"""hex digits kept of a CPU's weights digest (:func:`weights_digest`)"""
 META_KEYS = ("spec", "network", "roles", "models")
 """what every ``cpu.json`` holds besides its format"""
 

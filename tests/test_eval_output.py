@@ -284,5 +284,6 @@ def test_a_cpu_exported_again_to_its_path_is_not_resumed(tmp_path, capsys):
 
 def test_scripted_tournaments_keep_their_identity():
     # no trained player: no weights key, so their folders made before it still resume
-    config = evaluate.check(evaluate.EvalConfig("daifugo", (("random", "scripted-medium", "scripted-hard"),)))
+    lineup = ("random", "scripted-medium", "scripted-hard")
+    config = evaluate.check(evaluate.EvalConfig("daifugo", (lineup,)))
     assert config.weights == () and "weights" not in evaluate.settings(config)
