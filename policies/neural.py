@@ -31,6 +31,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -72,13 +73,20 @@ class Networks:
     with the same ``shared`` dict (:func:`load`) hold one :class:`Networks` per CPU file, so a
     server seating the CPU at many tables holds its weights and tables once."""
 
-    def __init__(self, meta: dict, make_scorers: ScorerFactory, keep: int = 1):
+    def __init__(self, meta: dict, make_scorers: ScorerFactory, keep: int = 1,
+                 source: Path | None = None):
         self.meta = meta
         self._make_scorers = make_scorers
         self.keep = keep
         self._built: list[tuple[np.ndarray, list[Scorer]]] = []
-        #: the digest of the files the weights came from (:func:`weights_digest`)
-        self.digest: str | None = None
+        #: the exported folder or checkpoint file the weights were read from
+        self.source = source
+
+    @cached_property
+    def digest(self) -> str | None:
+        """The digest of the files the weights came from (:func:`weights_digest`), read when
+        first asked for (an evaluation's identity), not at every load."""
+        return None if self.source is None else weights_digest(self.source)
 
     def scorers(self, game, table: np.ndarray) -> list[Scorer]:
         """One scorer per role for the moves of ``table`` (``game``'s action features)."""
@@ -111,7 +119,6 @@ class NeuralPlayer(Player):
             raise ValueError(f"top_k must be a positive integer or None, got {top_k!r}")
         super().__init__(seed)
         self.networks = networks
-        self.fingerprint = networks.digest
         self.meta = networks.meta
         self.history_length = self.meta["network"]["history_length"]
         self.temperature = temperature
@@ -120,6 +127,10 @@ class NeuralPlayer(Player):
         self._table: np.ndarray | None = None
         if game is not None:
             self.bind(game)
+
+    @property
+    def fingerprint(self) -> str | None:
+        return self.networks.digest
 
     def bind(self, game) -> NeuralPlayer:
         """Attach to ``game`` (an engine, an env, or a game name); refuses a game other than
@@ -279,7 +290,7 @@ def exported_networks(path: str | Path, keep: int = 1) -> Networks:
         table, movers = lookup_tables(features, seat_rows(game))
         return [_onnx_scorer(session, table, movers) for session in sessions]
 
-    return Networks(meta, make_scorers, keep)
+    return Networks(meta, make_scorers, keep, source=path)
 
 
 def torch_scorer(net) -> Scorer:
@@ -318,7 +329,7 @@ def checkpoint_networks(path: str | Path, keep: int = 1) -> Networks:
 
     meta = {"spec": data["spec"], "network": data["network"], "roles": data["roles"],
             "trained": {"frames": data["counters"]["frames"]}}
-    return Networks(meta, make_scorers, keep)
+    return Networks(meta, make_scorers, keep, source=Path(path))
 
 
 def load(path: str | Path, game=None, temperature: float = 0.0, top_k: int | None = None,
@@ -341,11 +352,11 @@ def load(path: str | Path, game=None, temperature: float = 0.0, top_k: int | Non
         raise CheckpointError(f"{str(path)!r} is neither an exported CPU directory "
                               f"({META_FILE}) nor a checkpoint")
     if shared is None:
-        return NeuralPlayer(_with_digest(make(p), p), game, **knobs)
+        return NeuralPlayer(make(p), game, **knobs)
     stat = file.stat()  # a file written again is loaded again
     key = (str(file.resolve()), stat.st_mtime_ns, stat.st_size)
     if key not in shared:
-        shared[key] = _with_digest(make(p, SHARED_TABLES), p)
+        shared[key] = make(p, SHARED_TABLES)
     return NeuralPlayer(shared[key], game, **knobs)
 
 
@@ -363,8 +374,3 @@ def weights_digest(path: str | Path) -> str:
         with open(file, "rb") as f:
             digest.update(hashlib.file_digest(f, "sha256").digest())
     return digest.hexdigest()[:DIGEST_CHARS]
-
-
-def _with_digest(networks: Networks, path: Path) -> Networks:
-    networks.digest = weights_digest(path)
-    return networks
