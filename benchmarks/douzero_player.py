@@ -34,6 +34,7 @@ import numpy as np
 
 from envs.doudizhu.cards import parse
 from policies.base import Player, legal_ids
+from policies.neural import files_digest
 
 from .peers import douzero_cards
 
@@ -133,6 +134,13 @@ def weight_files(folder: str | Path) -> dict[str, Path]:
     return found
 
 
+def weights_fingerprint(folder: str | Path) -> str:
+    """A digest of the weights files a checkpoint folder plays with (the player's
+    ``fingerprint``): DouZero trained on in the same folder is another player."""
+    found = weight_files(folder)
+    return files_digest(found[position] for position in POSITIONS)
+
+
 class DouZeroPlayer(Player):
     """DouZero's networks of a checkpoint folder (module docstring); greedy, on the CPU."""
 
@@ -147,6 +155,7 @@ class DouZeroPlayer(Player):
 
         self.game_types = (DoudizhuGame,)
         self.folder = str(folder)
+        self.fingerprint = weights_fingerprint(folder)
         self.models = {}
         for position, path in weight_files(folder).items():
             model = model_dict[position]()
@@ -203,4 +212,4 @@ def load(folder: str, game: str, seed=None, **knobs) -> DouZeroPlayer:
 
 
 __all__ = ["DouZeroPlayer", "douzero_legal_moves", "douzero_move", "infoset_from_view", "load",
-           "weight_files"]
+           "weight_files", "weights_fingerprint"]

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -369,6 +369,11 @@ def weights_digest(path: str | Path) -> str:
         files = [p / META_FILE, *(p / meta["models"][role] for role in meta["roles"])]
     else:
         files = [p if p.is_file() else p / CHECKPOINT_FILE]
+    return files_digest(files)
+
+
+def files_digest(files: Iterable[str | Path]) -> str:
+    """A digest of the bytes of ``files``, in their order (a player's ``fingerprint``)."""
     digest = hashlib.sha256()
     for file in files:
         with open(file, "rb") as f:

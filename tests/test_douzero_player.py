@@ -194,6 +194,27 @@ def test_douzero_weights_missing_a_position_are_one_error(tmp_path):
         policies.load("doudizhu", f"douzero:{folder}")
 
 
+def test_douzero_trained_on_in_its_folder_is_another_player(tmp_path):
+    # a `douzero:<folder>` tournament was resumed after DouZero had trained on in that folder:
+    # the player had no fingerprint, so the new weights' tournament was the old one's.
+    # Fake weight files: the fingerprint reads bytes, not networks (no DouZero needed)
+    from benchmarks.douzero_player import weights_fingerprint
+
+    folder = tmp_path / "dz"
+    folder.mkdir()
+    for position in POSITIONS:
+        (folder / f"{position}_weights_100.ckpt").write_bytes(position.encode())
+    before = weights_fingerprint(folder)
+    assert weights_fingerprint(folder) == before
+    (folder / "landlord_weights_200.ckpt").write_bytes(b"trained on")  # the newest is played
+    trained = weights_fingerprint(folder)
+    assert trained != before
+    (folder / "landlord_weights_50.ckpt").write_bytes(b"older")  # an older file changes nothing
+    assert weights_fingerprint(folder) == trained
+    (folder / "landlord.ckpt").write_bytes(b"released")  # a released model is read first
+    assert weights_fingerprint(folder) != trained
+
+
 def test_without_douzero_the_spec_is_one_line(capsys, monkeypatch, tmp_path):
     for module in ("douzero", "douzero.env", "douzero.env.env"):
         monkeypatch.setitem(sys.modules, module, None)
