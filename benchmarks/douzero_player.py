@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -134,11 +135,10 @@ def weight_files(folder: str | Path) -> dict[str, Path]:
     return found
 
 
-def weights_fingerprint(folder: str | Path) -> str:
-    """A digest of the weights files a checkpoint folder plays with (the player's
-    ``fingerprint``): DouZero trained on in the same folder is another player."""
-    found = weight_files(folder)
-    return files_digest(found[position] for position in POSITIONS)
+def weights_fingerprint(files: dict[str, Path]) -> str:
+    """A digest of the weights files a checkpoint folder plays with (:func:`weight_files`;
+    the player's ``fingerprint``): DouZero trained on in the same folder is another player."""
+    return files_digest(files[position] for position in POSITIONS)
 
 
 class DouZeroPlayer(Player):
@@ -155,9 +155,9 @@ class DouZeroPlayer(Player):
 
         self.game_types = (DoudizhuGame,)
         self.folder = str(folder)
-        self.fingerprint = weights_fingerprint(folder)
+        self.files = weight_files(folder)
         self.models = {}
-        for position, path in weight_files(folder).items():
+        for position, path in self.files.items():
             model = model_dict[position]()
             try:
                 state = torch.load(path, map_location="cpu", weights_only=True)
@@ -167,6 +167,12 @@ class DouZeroPlayer(Player):
                 raise ValueError(f"DouZero weights {str(path)!r} do not load ({detail})") from None
             self.models[position] = model.eval()
         self._torch = torch
+
+    @cached_property
+    def fingerprint(self) -> str:
+        """The digest of the weights files it plays (read when first asked for: an
+        evaluation's identity)."""
+        return weights_fingerprint(self.files)
 
     def bind(self, game) -> DouZeroPlayer:
         self.check_game(game)

@@ -198,21 +198,21 @@ def test_douzero_trained_on_in_its_folder_is_another_player(tmp_path):
     # a `douzero:<folder>` tournament was resumed after DouZero had trained on in that folder:
     # the player had no fingerprint, so the new weights' tournament was the old one's.
     # Fake weight files: the fingerprint reads bytes, not networks (no DouZero needed)
-    from benchmarks.douzero_player import weights_fingerprint
+    from benchmarks.douzero_player import weight_files, weights_fingerprint
 
     folder = tmp_path / "dz"
     folder.mkdir()
     for position in POSITIONS:
         (folder / f"{position}_weights_100.ckpt").write_bytes(position.encode())
-    before = weights_fingerprint(folder)
-    assert weights_fingerprint(folder) == before
+    before = weights_fingerprint(weight_files(folder))
+    assert weights_fingerprint(weight_files(folder)) == before
     (folder / "landlord_weights_200.ckpt").write_bytes(b"trained on")  # the newest is played
-    trained = weights_fingerprint(folder)
+    trained = weights_fingerprint(weight_files(folder))
     assert trained != before
     (folder / "landlord_weights_50.ckpt").write_bytes(b"older")  # an older file changes nothing
-    assert weights_fingerprint(folder) == trained
+    assert weights_fingerprint(weight_files(folder)) == trained
     (folder / "landlord.ckpt").write_bytes(b"released")  # a released model is read first
-    assert weights_fingerprint(folder) != trained
+    assert weights_fingerprint(weight_files(folder)) != trained
 
 
 def test_without_douzero_the_spec_is_one_line(capsys, monkeypatch, tmp_path):
