@@ -20,6 +20,11 @@ the play phase:
    ``prior`` times its q deficit (q of the candidate minus q of the first choice, never
    positive), beats it by more than ``switch_z`` standard errors of the paired difference.
 
+The playouts are scored in the reward mode the network was trained on (``value=network``, the
+default), whatever the table's: a network trained on wins (Dou Dizhu's ``reward="win"``)
+searches for the move that wins most often, and its q values (leaves, prior) and the playout
+returns add up in one unit. ``value=table`` scores them as the table does (its points).
+
 Decisions outside the play phase (Daifugo's exchange of cards, Dou Dizhu's bidding) and forced
 moves are the network's alone. Every random draw comes from the player's seeded generator.
 
@@ -36,6 +41,7 @@ from typing import Any
 
 import numpy as np
 
+from envs import GAMES
 from envs.core.checks import as_int_in, as_real
 
 from .base import Player, legal_ids
@@ -49,6 +55,9 @@ DEFAULT_TOP_K = 4
 DEFAULT_SCRIPTED = 0
 DEFAULT_ROLLOUTS = 400
 DEFAULT_PRIOR = 0.0
+#: ``value``: what a playout's outcome is worth: in the network's reward mode or the table's
+VALUES = ("network", "table")
+DEFAULT_VALUE = "network"
 
 
 def is_spec(spec: Any) -> bool:
@@ -73,17 +82,18 @@ class NetworkSearch(Player):
     ``network``: a :class:`policies.neural.NeuralPlayer` (its ``scores``); ``make_searcher``:
     ``(**knobs) -> DeterminizedSearch`` player of the game (``scripted-hard`` with the budget
     knobs ``rollouts``, ``time_ms``, ``switch_z``). Knobs: ``top_k``, ``scripted``, ``prior``,
-    ``leaf`` and those three; ``time_ms`` caps a decision's search (0 = no cap; a timed player no
-    longer replays exactly).
+    ``leaf``, ``value`` and those three; ``time_ms`` caps a decision's search (0 = no cap; a
+    timed player no longer replays exactly).
     """
 
     name = PREFIX
-    KNOBS = ("top_k", "scripted", "prior", "leaf", "rollouts", "time_ms", "switch_z")
+    KNOBS = ("top_k", "scripted", "prior", "leaf", "value", "rollouts", "time_ms", "switch_z")
 
     def __init__(self, network, make_searcher: Callable[..., DeterminizedSearch], seed=None,
                  name: str | None = None, top_k: int = DEFAULT_TOP_K,
                  scripted: int = DEFAULT_SCRIPTED, prior: float = DEFAULT_PRIOR,
-                 leaf: bool = False, rollouts: int = DEFAULT_ROLLOUTS, time_ms: float = 0.0,
+                 leaf: bool = False, value: str = DEFAULT_VALUE,
+                 rollouts: int = DEFAULT_ROLLOUTS, time_ms: float = 0.0,
                  switch_z: float = DEFAULT_SWITCH_Z, **knobs):
         super().__init__(seed)
         if name is not None:
@@ -97,6 +107,9 @@ class NetworkSearch(Player):
         if leaf not in (True, False):  # 0 and 1 too
             raise ValueError(f"leaf must be true or false, got {leaf!r}")
         self.leaf = bool(leaf)
+        if value not in VALUES:
+            raise ValueError(f"value must be one of {', '.join(VALUES)}, got {value!r}")
+        self.value = value
         self.network = network
         self.searcher = make_searcher(rollouts=rollouts, time_ms=time_ms, switch_z=switch_z,
                                       candidates=max(self.scripted, 1))
@@ -123,12 +136,21 @@ class NetworkSearch(Player):
 
     def bind(self, game) -> NetworkSearch:
         """Attach to ``game``: the network checks it is the game it was trained on (naming
-        what differs), the scripted search that it can play it."""
+        what differs), the scripted search that it can play it (in :meth:`searched_game`)."""
         if game is not self.game:
             self.network.bind(game)
-            self.searcher.bind(game)
+            self.searcher.bind(self.searched_game(game))
             self.game = game
         return self
+
+    def searched_game(self, game):
+        """The engine the playouts run in: ``game``'s table scored in the network's reward
+        mode (``value=network``), or ``game`` itself (``value=table``, or the same mode)."""
+        trained = self.network.meta["spec"]["config"].get("reward")
+        config = game.config_dict()
+        if self.value == "table" or trained is None or config.get("reward") == trained:
+            return game
+        return GAMES[game.name].from_config({**config, "reward": trained})
 
     def candidates(self, observation, view) -> tuple[list[int], list[float]]:
         """The moves to search, the network's first choice first, and each one's q."""
@@ -159,7 +181,7 @@ class NetworkSearch(Player):
     def leaf_values(self, view, moves: list[int], q: list[float]) -> list[list[float]]:
         """Each candidate's values from playouts cut at this seat's next decision (module
         docstring, ``leaf``), paired like :meth:`DeterminizedSearch.playout_values`."""
-        game, seat = self.game, view["seat"]
+        game, seat = self.searcher.game, view["seat"]
         values: list[list[float]] = [[] for _ in moves]
         leaves = []  # (candidate, its playout, leaf state)
         for root, seed in self.searcher.determinizations(view, len(moves)):

@@ -16,7 +16,7 @@ import policies
 from envs import daifugo_v1, doudizhu_v1, president_v1
 from envs.core.aec import turns
 from policies.montecarlo import paired_pick
-from policies.search import NetworkSearch, split_spec
+from policies.search import VALUES, NetworkSearch, split_spec
 from policies.spec import game_from_spec, role_from_view
 from training.dmc import train
 
@@ -79,7 +79,7 @@ def test_spec_knobs_and_errors(networks):
     # a bad knob names the player and lists every knob it takes
     with pytest.raises(ValueError, match=r"unknown knob\(s\) \['candidates'\] for 'search:.*"
                                          r"knobs are \['leaf', 'prior', 'rollouts', 'scripted', "
-                                         r"'switch_z', 'time_ms', 'top_k'\]"):
+                                         r"'switch_z', 'time_ms', 'top_k', 'value'\]"):
         policies.load("daifugo", f"search:{run}:candidates=3")
     for bad, message in [("top_k=0", "top_k must be at least 1"),
                          ("scripted=-1", "scripted must be at least 0"),
@@ -88,6 +88,7 @@ def test_spec_knobs_and_errors(networks):
                          ("time_ms=-5", "time_ms must be >= 0"),
                          ("switch_z=-1", "switch_z must be >= 0"),
                          ("leaf=2", "leaf must be true or false"),
+                         ("value=points", "value must be one of network, table, got 'points'"),
                          ("top_k", "not key=value")]:
         with pytest.raises(ValueError, match=message):
             policies.load("daifugo", f"search:{run}:{bad}")
@@ -121,6 +122,31 @@ def test_a_network_plays_every_table_of_its_game_and_no_other(networks):
     searcher("daifugo4", networks).bind(daifugo_v1.env(players=3, rounds=2).unwrapped.game)
     with pytest.raises(ValueError, match="daifugo"):
         searcher("doudizhu", networks).bind(daifugo_v1.env(players=3, rounds=2).unwrapped.game)
+
+
+def test_playouts_are_scored_in_the_networks_reward_mode(tmp_path):
+    """A network trained on wins searches for wins: at a Dou Dizhu table scored in points
+    (stakes: +-2 x bid x multiplier for the landlord) its playouts are worth +-1 (``value=network``,
+    the default), the table's stakes with ``value=table``."""
+    run = str(train(small_args(tmp_path, game="doudizhu", total_frames=64,
+                               reward="win"))["run_dir"])
+    env = doudizhu_v1.env()
+    raw = env.unwrapped
+    assert raw.game.config_dict()["reward"] == "score"
+    seen = {}
+    for value in VALUES:
+        player = policies.load("doudizhu", f"search:{run}:rollouts=12:value={value}", seed=0)
+        player.bind(raw.game)
+        seen[value] = set()
+        for _agent, obs, seat in live_turns(env, [3]):
+            view = raw.view(seat)
+            moves, _q = player.candidates(obs, view)
+            if view["phase"] == "play" and len(moves) > 1:
+                for values in player.searcher.playout_values(view, moves):
+                    seen[value].update(values)
+            env.step(moves[0])
+    assert seen["network"] == {-1.0, 1.0}
+    assert max(abs(v) for v in seen["table"]) >= 2
 
 
 def test_the_prior_counts_against_leaving_the_networks_choice():
