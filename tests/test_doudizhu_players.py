@@ -30,7 +30,12 @@ def test_levels_resolve():
     assert easy.players[0].temperature == 0.2
     assert isinstance(easy.players[1], EasyPlayer)
     assert isinstance(policies.load("doudizhu", "scripted-easy"), EasyPlayer)
-    assert isinstance(policies.load("doudizhu", "medium"), MediumPlayer)
+    medium = policies.load("doudizhu", "medium")
+    assert [p.name for p in medium.players] == ["medium (../cpus/doudizhu)",
+                                                "medium (scripted-medium)"]
+    assert medium.players[0].temperature == 0
+    assert isinstance(medium.players[1], MediumPlayer)
+    assert isinstance(policies.load("doudizhu", "scripted-medium"), MediumPlayer)
     assert isinstance(policies.load("doudizhu", "hard"), SearchPlayer)
     with pytest.raises(ValueError, match="knobs are"):
         policies.load("doudizhu", "medium", nonsense=1)
@@ -78,7 +83,7 @@ def test_medium_does_not_beat_its_partner():
     env = doudizhu_v1.env()
     env.reset(seed=0)
     raw = env.unwrapped
-    medium = policies.load("doudizhu", "medium").bind(raw.game)
+    medium = policies.load("doudizhu", "scripted-medium").bind(raw.game)
     rng = np.random.default_rng(3)
     seen = 0
     for game in range(6):
@@ -105,7 +110,7 @@ def test_medium_blocks_a_landlord_with_one_card():
     env = doudizhu_v1.env()
     raw = env.unwrapped
     rng = np.random.default_rng(5)
-    medium = policies.load("doudizhu", "medium").bind(raw.game)
+    medium = policies.load("doudizhu", "scripted-medium").bind(raw.game)
     seen = 0
     for game in range(60):
         env.reset(seed=game)
@@ -132,7 +137,7 @@ def test_medium_bids_as_the_evaluator_advises():
     env = doudizhu_v1.env()
     env.reset(seed=7)
     raw = env.unwrapped
-    medium = policies.load("doudizhu", "medium").bind(raw.game)
+    medium = policies.load("doudizhu", "scripted-medium").bind(raw.game)
     seat = raw.game_state.current_player
     view = raw.view(seat)
     action = medium.act(raw.observe(env.agent_selection), view)
@@ -216,7 +221,7 @@ def test_every_level_plays_every_variant_legally_and_bids_as_advised(variant):
     for game in range(4):
         players = [policies.load("doudizhu", specs[(game + s) % len(specs)], seed=s).bind(raw.game)
                    for s in range(raw.game.num_players)]
-        medium = policies.load("doudizhu", "medium").bind(raw.game)
+        medium = policies.load("doudizhu", "scripted-medium").bind(raw.game)
         for _agent, obs, seat in live_turns(env, [game]):
             view = raw.view(seat)
             action = players[seat].act(obs, view)
