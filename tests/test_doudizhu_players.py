@@ -23,19 +23,17 @@ LEVEL_SPECS = ["random", "easy", "medium", FAST_HARD]
 
 
 def test_levels_resolve():
-    # easy: the trained CPU where it reads the table, scripted-easy at the variants
-    easy = policies.load("doudizhu", "easy")
-    assert [p.name for p in easy.players] == ["easy (../cpus/doudizhu:temperature=0.2)",
-                                              "easy (scripted-easy)"]
-    assert easy.players[0].temperature == 0.2
-    assert isinstance(easy.players[1], EasyPlayer)
-    assert isinstance(policies.load("doudizhu", "scripted-easy"), EasyPlayer)
-    medium = policies.load("doudizhu", "medium")
-    assert [p.name for p in medium.players] == ["medium (../cpus/doudizhu)",
-                                                "medium (scripted-medium)"]
-    assert medium.players[0].temperature == 0
-    assert isinstance(medium.players[1], MediumPlayer)
-    assert isinstance(policies.load("doudizhu", "scripted-medium"), MediumPlayer)
+    # easy and medium: the trained CPU where it reads the table (easy at temperature 0.2),
+    # the scripted player of the level at the variants
+    for level, cpu, temperature, scripted in (
+            ("easy", "../cpus/doudizhu:temperature=0.2", 0.2, EasyPlayer),
+            ("medium", "../cpus/doudizhu", 0, MediumPlayer)):
+        player = policies.load("doudizhu", level)
+        assert [p.name for p in player.players] == [f"{level} ({cpu})",
+                                                    f"{level} (scripted-{level})"]
+        assert player.players[0].temperature == temperature
+        assert isinstance(player.players[1], scripted)
+        assert isinstance(policies.load("doudizhu", f"scripted-{level}"), scripted)
     assert isinstance(policies.load("doudizhu", "hard"), SearchPlayer)
     with pytest.raises(ValueError, match="knobs are"):
         policies.load("doudizhu", "medium", nonsense=1)
