@@ -256,6 +256,20 @@ def test_long_player_names_keep_their_columns_apart(tmp_path, capsys):
     assert pair[len(str(cpu)):].split()[0] == "random"
 
 
+def test_a_folder_recorded_before_the_fingerprints_says_so(tmp_path, capsys):
+    # a tournament folder written before `climbrl eval` recorded its networks' fingerprints
+    # was refused with "weights: null there", as if it had recorded no network
+    out = tmp_path / "eval"
+    assert eval_into(out) == 0  # `easy` is a trained CPU: its weights are recorded
+    config = json.loads((out / "config.json").read_text())
+    assert config.pop("weights")
+    (out / "config.json").write_text(json.dumps(config))
+    capsys.readouterr()
+    assert eval_into(out) == 2
+    err = capsys.readouterr().err
+    assert "(weights: not recorded there, {" in err and "null" not in err
+
+
 def test_a_cpu_exported_again_to_its_path_is_not_resumed(tmp_path, capsys):
     # `climbrl eval` resumed a finished tournament of `cpus/daifugo` after a new network had
     # been exported there, and printed the old network's figures as the new one's

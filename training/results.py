@@ -29,6 +29,12 @@ def record_key(record: dict[str, Any]) -> tuple[int, int, int]:
     return record["lineup"], record["deal"], record["rotation"]
 
 
+def _setting(settings: dict[str, Any], key: str) -> str:
+    """One setting as the refusal names it: its JSON, or "not recorded" (a folder written by
+    a climbrl that did not record it yet, such as the networks' fingerprints)."""
+    return json.dumps(settings[key]) if key in settings else "not recorded"
+
+
 class ResultStore:
     """The games of one tournament under ``folder``. ``settings``: plain values (JSON) that
     decide the games; ``games_per_deal[lineup]``: the games of one deal of each lineup."""
@@ -68,7 +74,7 @@ class ResultStore:
         if stored != self.settings:
             keys = sorted(set(stored) | set(self.settings))
             diff = "; ".join(
-                f"{k}: {json.dumps(stored.get(k))} there, {json.dumps(self.settings.get(k))} here"
+                f"{k}: {_setting(stored, k)} there, {_setting(self.settings, k)} here"
                 for k in keys if stored.get(k) != self.settings.get(k)
             )
             raise ValueError(
