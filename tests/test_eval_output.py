@@ -270,6 +270,16 @@ def test_a_folder_recorded_before_the_fingerprints_says_so(tmp_path, capsys):
     assert "(weights: not recorded there, {" in err and "null" not in err
 
 
+def test_a_setting_recorded_as_null_differs_from_one_not_recorded(tmp_path):
+    # the refusal listed only settings whose values differed, so null on one side and absent
+    # on the other was refused with an empty list of differences
+    from training.results import ResultStore
+
+    ResultStore(tmp_path, {"seed": 3, "rounds": None}, [1]).close()
+    with pytest.raises(ValueError, match=r"\(rounds: null there, not recorded here\)"):
+        ResultStore(tmp_path, {"seed": 3}, [1])
+
+
 def test_a_cpu_exported_again_to_its_path_is_not_resumed(tmp_path, capsys):
     # `climbrl eval` resumed a finished tournament of `cpus/daifugo` after a new network had
     # been exported there, and printed the old network's figures as the new one's

@@ -35,6 +35,12 @@ def _setting(settings: dict[str, Any], key: str) -> str:
     return json.dumps(settings[key]) if key in settings else "not recorded"
 
 
+def _differs(there: dict[str, Any], here: dict[str, Any], key: str) -> bool:
+    """``key`` is set differently, a setting one side did not record included (even one the
+    other recorded as null)."""
+    return (key in there, there.get(key)) != (key in here, here.get(key))
+
+
 class ResultStore:
     """The games of one tournament under ``folder``. ``settings``: plain values (JSON) that
     decide the games; ``games_per_deal[lineup]``: the games of one deal of each lineup."""
@@ -75,7 +81,7 @@ class ResultStore:
             keys = sorted(set(stored) | set(self.settings))
             diff = "; ".join(
                 f"{k}: {_setting(stored, k)} there, {_setting(self.settings, k)} here"
-                for k in keys if stored.get(k) != self.settings.get(k)
+                for k in keys if _differs(stored, self.settings, k)
             )
             raise ValueError(
                 f"--out {str(self.folder)!r} holds a tournament with other settings ({diff}); "
