@@ -8,6 +8,7 @@ import multiprocessing
 import threading
 import time
 
+import numpy as np
 import pytest
 
 ray = pytest.importorskip("ray", reason="the ray extra is not installed: pip install -e '.[ray]'")
@@ -46,9 +47,13 @@ def transports(monkeypatch):
     return made
 
 
-def _wait(condition, what: str) -> None:
+def _wait(condition, what: str, trainer: threading.Thread | None = None,
+          outcome: dict | None = None) -> None:
+    """Wait for ``condition``; fails after WAIT_SECONDS, or at once (with its error) when the
+    ``trainer`` thread has ended."""
     deadline = time.monotonic() + WAIT_SECONDS
     while not condition():
+        assert trainer is None or trainer.is_alive(), f"{what}: the run ended first: {outcome}"
         assert time.monotonic() < deadline, f"{what}: not within {WAIT_SECONDS:g} s"
         time.sleep(0.05)
 
@@ -101,12 +106,14 @@ def test_a_killed_actor_is_restarted_and_the_run_goes_on(tmp_path, transports, m
     trainer = threading.Thread(target=run, daemon=True)
     trainer.start()
     try:
-        _wait(lambda: transports and transports[0].batches[0] >= 1, "a batch of actor 0")
+        _wait(lambda: transports and transports[0].batches[0] >= 1, "a batch of actor 0",
+              trainer, outcome)
         transport = transports[0]
         ray.kill(transport.workers[0], no_restart=False)  # as if its process had crashed
         before = transport.batches[0]
-        _wait(lambda: transport.restarts[0] == 1, "actor 0 restarted")
-        _wait(lambda: transport.batches[0] > before + 1, "batches of the restarted actor")
+        _wait(lambda: transport.restarts[0] == 1, "actor 0 restarted", trainer, outcome)
+        _wait(lambda: transport.batches[0] > before + 1, "batches of the restarted actor",
+              trainer, outcome)
         assert "error" not in outcome and trainer.is_alive()
     finally:
         _StopWhenTold.told.set()
@@ -115,6 +122,45 @@ def test_a_killed_actor_is_restarted_and_the_run_goes_on(tmp_path, transports, m
     assert outcome["run"]["stopped"] == "stopped by a signal (Ctrl-C or SIGTERM)"
     saved = checkpoint.load(outcome["run"]["run_dir"])
     assert saved["counters"]["frames"] == BATCH * sum(transport.batches)
+
+
+def _worker(tmp_path):
+    """A self-play worker as a Ray actor holds it (called here directly), with weights."""
+    args = small_args(tmp_path, backend="ray", actors=1)
+    game = make_game(**args.game_kwargs())
+    worker = ray_backend.SelfPlayWorker(
+        0, args.table_kwargs(), args.net_config(seat_rows(game)).to_dict(),
+        args.games_per_actor, args.exploration, args.batch_size, [args.seed, 0, 0], args.start)
+    return worker
+
+
+def test_a_restarted_actor_deals_new_games_once_it_hears_of_its_predecessor(tmp_path):
+    first, restarted, again = (_worker(tmp_path) for _ in range(3))  # one seed: one deal
+    weights = {name: net.state_dict() for name, net in
+               zip(first.actor.role_names, first.actor.policy.nets)}
+    for worker in (first, restarted, again):
+        worker.transport.weights, worker.transport.version = weights, 1
+    assert len({first.token, restarted.token, again.token}) == 3  # each start draws its own
+    token, batch = first.next_batch(1, [None], None)
+    assert token == first.token
+    # the learner names the token it heard last: the first start's own replays its seed...
+    _, same = again.next_batch(1, [None], again.token)
+    assert np.array_equal(same.obs, batch.obs) and np.array_equal(same.actions, batch.actions)
+    # ...a restart sent a request of the start before it deals its games again, once
+    _, fresh = restarted.next_batch(1, [None], first.token)
+    assert not np.array_equal(fresh.obs[:BATCH], batch.obs[:BATCH])
+    games = restarted.actor
+    restarted.next_batch(1, [None], first.token)  # a later request of its predecessor's
+    assert restarted.actor is games
+
+
+def test_a_restart_is_heard_from_a_new_token_and_counted_once():
+    # the bug it caught: a restart was counted when the restarted actor said so, from Ray's
+    # record of the actor's restarts read as it started, and that record could still say none
+    starts = ray_backend.Starts(2)
+    heard = [starts.heard(0, token) for token in ("a", "a", "b", "a", "b", "c")]
+    assert heard == [False, False, True, False, False, True] and starts.restarts == [2, 0]
+    assert starts.last == ["c", None]  # a late batch of an earlier start changed nothing
 
 
 def _transport(tmp_path, net_config=None):

@@ -16,8 +16,12 @@ the same :class:`~training.actor.SelfPlayActor` games as the local backend's pro
   them when that version is newer than its own;
 * failures: an actor whose process dies (a crash, a lost node) is restarted by Ray
   (``max_restarts``) and its waiting requests run again there (``max_task_retries``): the run
-  goes on, and the restarted actor plays new games from a fresh seed. An exception in an
-  actor's code ends the run with that exception. When the learner dies, Ray ends its actors.
+  goes on. Each start of an actor draws a token that comes back with its batches, and each
+  request names the token the learner last heard from that actor: a token the learner has
+  not heard before is a restart (counted, and a warning says so), and a restarted actor that
+  is sent the token of the one before it deals its games again from a fresh seed, so that it
+  does not replay the games its predecessor had played. An exception in an actor's code ends
+  the run with that exception. When the learner dies, Ray ends its actors.
 
 Evaluation (``climbrl eval --backend ray``): :func:`map_chunks` runs the harness's chunks of
 deals as Ray tasks. Players are re-seeded before every game, so the records are the ones of
@@ -33,9 +37,11 @@ import importlib.util
 import logging
 import math
 import os
+import secrets
 import warnings
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -50,6 +56,8 @@ MIN_DEPTH = 2
 """requests waiting at each actor: one it plays for, one that follows without a pause"""
 RESTARTS = -1
 """how often Ray restarts an actor whose process died (-1: always)"""
+TOKEN_BYTES = 8
+"""the size of the token each start of an actor draws"""
 INSTALL_HINT = "pip install 'climbrl[ray]'"
 log = logging.getLogger(__name__)
 
@@ -103,22 +111,28 @@ class SelfPlayWorker:
     def __init__(self, actor_id: int, game_kwargs: dict, net_config: dict, games: int,
                  epsilon: float, batch_size: int, seed: list[int], start: dict | None,
                  opponents: dict | None = None, learn_opponents: bool = False):
-        ray = _ray()
-        with warnings.catch_warnings():  # Ray's own property reads a deprecated one
-            warnings.simplefilter("ignore", DeprecationWarning)
-            self.restarted = ray.get_runtime_context().was_current_actor_reconstructed
-        if self.restarted:  # new games, not a replay of the ones played before the crash
-            seed = [*seed, int(np.random.SeedSequence().entropy)]
+        self.token = secrets.token_hex(TOKEN_BYTES)
+        """this start of the actor (a restart by Ray draws another)"""
+        self.seed = seed
+        self.reseeded = False
         self.transport = InlineTransport()
-        self.actor = build_actor(actor_id, game_kwargs, net_config, self.transport, games,
-                                 epsilon, batch_size, seed, start, opponents,
-                                 learn_opponents)
+        self.build = partial(build_actor, actor_id, game_kwargs, net_config, self.transport,
+                             games, epsilon, batch_size, start=start, opponents=opponents,
+                             learn_opponents=learn_opponents)
+        self.actor = self.build(seed)
         self.transport.step_actor = self.actor.step
 
-    def next_batch(self, version: int, weights: list) -> tuple[bool, Batch]:
+    def next_batch(self, version: int, weights: list, heard: str | None = None
+                   ) -> tuple[str, Batch]:
         """Play until a batch is ready, with the weights of ``version`` (``weights``: their
-        object reference, in a list so that Ray passes the reference, not the value); returns
-        whether this actor was restarted since its last batch, and the batch."""
+        object reference, in a list so that Ray passes the reference, not the value);
+        ``heard``: the token of this actor's batch the learner last received. Returns this
+        start's token and the batch."""
+        if heard is not None and heard != self.token and not self.reseeded:
+            # a restart, sent a request of its predecessor's: new games, not a replay of those
+            self.actor = self.build([*self.seed, int(np.random.SeedSequence().entropy)])
+            self.transport.step_actor = self.actor.step
+            self.reseeded = True
         if version != self.transport.version:
             arrays = _ray().get(weights[0])
             with warnings.catch_warnings():  # read-only views: load_state_dict copies them
@@ -127,9 +141,7 @@ class SelfPlayWorker:
                     role: {k: torch.from_numpy(v) for k, v in sd.items()}
                     for role, sd in arrays.items()}
             self.transport.version = version
-        batch = self.transport.get_batch(0.0)
-        restarted, self.restarted = self.restarted, False
-        return restarted, batch
+        return self.token, self.transport.get_batch(0.0)
 
 
 def _owned(batch: Batch) -> Batch:
@@ -137,6 +149,27 @@ def _owned(batch: Batch) -> Batch:
     return replace(batch, obs=np.array(batch.obs), hist_actions=np.array(batch.hist_actions),
                    hist_movers=np.array(batch.hist_movers), actions=np.array(batch.actions),
                    targets=np.array(batch.targets))
+
+
+class Starts:
+    """The starts of each actor the learner has heard from, by their tokens (module
+    docstring, failures)."""
+
+    def __init__(self, actors: int):
+        self.tokens: list[set[str]] = [set() for _ in range(actors)]
+        self.last: list[str | None] = [None] * actors
+        """the token of each actor's newest start heard from: what its requests name"""
+        self.restarts = [0] * actors
+
+    def heard(self, actor: int, token: str) -> bool:
+        """A batch of ``actor``'s start ``token`` came: whether it is a restart heard of now."""
+        if token in self.tokens[actor]:  # that start's again, or a late one of an earlier
+            return False
+        restart = bool(self.tokens[actor])
+        self.restarts[actor] += restart
+        self.tokens[actor].add(token)
+        self.last[actor] = token
+        return restart
 
 
 class RayTransport:
@@ -170,7 +203,8 @@ class RayTransport:
         self.weights_version = 0
         """the object reference of the weights of that version, the last ones put"""
         self.batches = [0] * args.actors
-        self.restarts = [0] * args.actors
+        self.starts = Starts(args.actors)
+        self.restarts = self.starts.restarts
 
     def _request(self) -> None:
         for a, owed in enumerate(self.owed):
@@ -182,7 +216,8 @@ class RayTransport:
                     for role, sd in self.state.items()})
                 self.weights_version = self.version
             for _ in range(owed):
-                ref = self.workers[a].next_batch.remote(self.version, [self.weights])
+                ref = self.workers[a].next_batch.remote(self.version, [self.weights],
+                                                        self.starts.last[a])
                 self.pending[ref] = a
             self.owed[a] = 0
 
@@ -200,7 +235,7 @@ class RayTransport:
         a = self.pending.pop(ready[0])
         self.owed[a] += 1
         try:
-            restarted, batch = self.ray.get(ready[0])
+            token, batch = self.ray.get(ready[0])
         except self.ray.exceptions.RayTaskError as err:
             cause = getattr(err, "cause", None) or err
             raise RuntimeError(f"ray actor {a} failed: {type(cause).__name__}: "
@@ -208,8 +243,7 @@ class RayTransport:
         except self.ray.exceptions.RayActorError as err:
             raise RuntimeError(f"ray actor {a} is gone and was not restarted: "
                                f"{str(err).strip().splitlines()[0]}") from err
-        if restarted:
-            self.restarts[a] += 1
+        if self.starts.heard(a, token):
             log.warning("ray actor %d was restarted (its process had died); the run goes on",
                         a)
         self.batches[a] += 1
