@@ -128,10 +128,9 @@ def _worker(tmp_path):
     """A self-play worker as a Ray actor holds it (called here directly), with weights."""
     args = small_args(tmp_path, backend="ray", actors=1)
     game = make_game(**args.game_kwargs())
-    worker = ray_backend.SelfPlayWorker(
+    return ray_backend.SelfPlayWorker(
         0, args.table_kwargs(), args.net_config(seat_rows(game)).to_dict(),
         args.games_per_actor, args.exploration, args.batch_size, [args.seed, 0, 0], args.start)
-    return worker
 
 
 def test_a_restarted_actor_deals_new_games_once_it_hears_of_its_predecessor(tmp_path):
@@ -148,7 +147,7 @@ def test_a_restarted_actor_deals_new_games_once_it_hears_of_its_predecessor(tmp_
     assert np.array_equal(same.obs, batch.obs) and np.array_equal(same.actions, batch.actions)
     # ...a restart sent a request of the start before it deals its games again, once
     _, fresh = restarted.next_batch(1, [None], first.token)
-    assert not np.array_equal(fresh.obs[:BATCH], batch.obs[:BATCH])
+    assert fresh.obs.shape == batch.obs.shape and not np.array_equal(fresh.obs, batch.obs)
     games = restarted.actor
     restarted.next_batch(1, [None], first.token)  # a later request of its predecessor's
     assert restarted.actor is games
