@@ -119,6 +119,10 @@ class SelfPlayWorker:
         self.build = partial(build_actor, actor_id, game_kwargs, net_config, self.transport,
                              games, epsilon, batch_size, start=start, opponents=opponents,
                              learn_opponents=learn_opponents)
+        self.deal(seed)
+
+    def deal(self, seed: list[int]) -> None:
+        """Games dealt from ``seed``, stepped by this worker's transport."""
         self.actor = self.build(seed)
         self.transport.step_actor = self.actor.step
 
@@ -130,8 +134,7 @@ class SelfPlayWorker:
         start's token and the batch."""
         if heard is not None and heard != self.token and not self.reseeded:
             # a restart, sent a request of its predecessor's: new games, not a replay of those
-            self.actor = self.build([*self.seed, int(np.random.SeedSequence().entropy)])
-            self.transport.step_actor = self.actor.step
+            self.deal([*self.seed, int(np.random.SeedSequence().entropy)])
             self.reseeded = True
         if version != self.transport.version:
             arrays = _ray().get(weights[0])
@@ -159,17 +162,19 @@ class Starts:
         self.tokens: list[set[str]] = [set() for _ in range(actors)]
         self.last: list[str | None] = [None] * actors
         """the token of each actor's newest start heard from: what its requests name"""
-        self.restarts = [0] * actors
+
+    @property
+    def restarts(self) -> list[int]:
+        """each actor's restarts heard of: its starts after the first"""
+        return [max(len(tokens) - 1, 0) for tokens in self.tokens]
 
     def heard(self, actor: int, token: str) -> bool:
         """A batch of ``actor``'s start ``token`` came: whether it is a restart heard of now."""
         if token in self.tokens[actor]:  # that start's again, or a late one of an earlier
             return False
-        restart = bool(self.tokens[actor])
-        self.restarts[actor] += restart
         self.tokens[actor].add(token)
         self.last[actor] = token
-        return restart
+        return len(self.tokens[actor]) > 1
 
 
 class RayTransport:
@@ -204,7 +209,10 @@ class RayTransport:
         """the object reference of the weights of that version, the last ones put"""
         self.batches = [0] * args.actors
         self.starts = Starts(args.actors)
-        self.restarts = self.starts.restarts
+
+    @property
+    def restarts(self) -> list[int]:
+        return self.starts.restarts
 
     def _request(self) -> None:
         for a, owed in enumerate(self.owed):
