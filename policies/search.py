@@ -8,7 +8,8 @@ the play phase:
 
 1. the network's q value (its expected return) of every legal move; the candidates are its
    ``top_k`` best, then the first ``scripted`` moves of the scripted hard player's own ranking
-   not among them;
+   not among them; with ``lead=scripted`` the other way round: the scripted ranking's first
+   ``scripted`` moves (one at least), then the network's ``top_k`` best not among them;
 2. the scripted search plays every candidate out from the same determinizations (hidden hands
    dealt consistently with this seat's view, never from the other seats' cards), ``rollouts``
    playouts in all (or until ``time_ms``);
@@ -16,9 +17,10 @@ the play phase:
    network's best q there (at the end of the game: its return; when this seat's round is
    scored first but the match goes on: the network's q of the candidate), the leaves of a
    decision scored in one batch;
-3. the network's first choice stands unless another candidate's mean paired gain over it, plus
-   ``prior`` times its q deficit (q of the candidate minus q of the first choice, never
-   positive), beats it by more than ``switch_z`` standard errors of the paired difference.
+3. the first candidate (the network's first choice; the scripted player's with
+   ``lead=scripted``) stands unless another candidate's mean paired gain over it, plus
+   ``prior`` times its q difference (q of the candidate minus q of the first candidate),
+   beats it by more than ``switch_z`` standard errors of the paired difference.
 
 The playouts are scored in the reward mode the network was trained on (``value=network``, the
 default), whatever the table's: a network trained on wins (Dou Dizhu's ``reward="win"``)
@@ -58,6 +60,9 @@ DEFAULT_PRIOR = 0.0
 #: ``value``: what a playout's outcome is worth: in the network's reward mode or the table's
 VALUES = ("network", "table")
 DEFAULT_VALUE = "network"
+#: ``lead``: whose first choice is the default move that the playouts must beat
+LEADS = ("network", "scripted")
+DEFAULT_LEAD = "network"
 
 
 def is_spec(spec: Any) -> bool:
@@ -81,17 +86,19 @@ class NetworkSearch(Player):
 
     ``network``: a :class:`policies.neural.NeuralPlayer` (its ``scores``); ``make_searcher``:
     ``(**knobs) -> DeterminizedSearch`` player of the game (``scripted-hard`` with the budget
-    knobs ``rollouts``, ``time_ms``, ``switch_z``). Knobs: ``top_k``, ``scripted``, ``prior``,
-    ``leaf``, ``value`` and those three; ``time_ms`` caps a decision's search (0 = no cap; a
+    knobs ``rollouts``, ``time_ms``, ``switch_z``). Knobs: ``top_k``, ``scripted``, ``lead``,
+    ``prior``, ``leaf``, ``value`` and those three; ``time_ms`` caps a decision's search (0 = no cap; a
     timed player no longer replays exactly).
     """
 
     name = PREFIX
-    KNOBS = ("top_k", "scripted", "prior", "leaf", "value", "rollouts", "time_ms", "switch_z")
+    KNOBS = ("top_k", "scripted", "lead", "prior", "leaf", "value", "rollouts", "time_ms",
+             "switch_z")
 
     def __init__(self, network, make_searcher: Callable[..., DeterminizedSearch], seed=None,
                  name: str | None = None, top_k: int = DEFAULT_TOP_K,
-                 scripted: int = DEFAULT_SCRIPTED, prior: float = DEFAULT_PRIOR,
+                 scripted: int = DEFAULT_SCRIPTED, lead: str = DEFAULT_LEAD,
+                 prior: float = DEFAULT_PRIOR,
                  leaf: bool = False, value: str = DEFAULT_VALUE,
                  rollouts: int = DEFAULT_ROLLOUTS, time_ms: float = 0.0,
                  switch_z: float = DEFAULT_SWITCH_Z, **knobs):
@@ -110,6 +117,9 @@ class NetworkSearch(Player):
         if value not in VALUES:
             raise ValueError(f"value must be one of {', '.join(VALUES)}, got {value!r}")
         self.value = value
+        if lead not in LEADS:
+            raise ValueError(f"lead must be one of {', '.join(LEADS)}, got {lead!r}")
+        self.lead = lead
         self.network = network
         self.searcher = make_searcher(rollouts=rollouts, time_ms=time_ms, switch_z=switch_z,
                                       candidates=max(self.scripted, 1))
@@ -153,13 +163,21 @@ class NetworkSearch(Player):
         return GAMES[game.name].from_config({**config, "reward": trained})
 
     def candidates(self, observation, view) -> tuple[list[int], list[float]]:
-        """The moves to search, the network's first choice first, and each one's q."""
+        """The moves to search, the default move first (the network's first choice, or with
+        ``lead=scripted`` the scripted player's in the play phase), and each one's q."""
         legal, q = self.network.scores(observation, view)
-        order = np.argsort(-q, kind="stable")
-        moves = [int(legal[i]) for i in order[: self.top_k]]
-        if self.scripted and len(legal) > 1:
-            extra = [a for a in self.searcher.ranked(view, legal.tolist()) if a not in moves]
-            moves += extra[: self.scripted]
+        network = [int(legal[i]) for i in np.argsort(-q, kind="stable")]
+        lists = [(network, self.top_k)]
+        scripted_first = self.lead == "scripted" and view["phase"] == PLAY_PHASE
+        if len(legal) > 1 and (self.scripted or scripted_first):
+            ranked = self.searcher.ranked(view, legal.tolist())
+            if scripted_first:
+                lists.insert(0, (ranked, max(self.scripted, 1)))
+            else:
+                lists.append((ranked, self.scripted))
+        moves: list[int] = []
+        for ranking, count in lists:
+            moves += [a for a in ranking if a not in moves][:count]
         by_move = dict(zip(legal.tolist(), q.tolist()))
         return moves, [by_move[a] for a in moves]
 

@@ -78,8 +78,9 @@ def test_spec_knobs_and_errors(networks):
     assert split_spec(" search:cpus/x:top_k=3 ") == ("cpus/x", ["top_k=3"])
     # a bad knob names the player and lists every knob it takes
     with pytest.raises(ValueError, match=r"unknown knob\(s\) \['candidates'\] for 'search:.*"
-                                         r"knobs are \['leaf', 'prior', 'rollouts', 'scripted', "
-                                         r"'switch_z', 'time_ms', 'top_k', 'value'\]"):
+                                         r"knobs are \['lead', 'leaf', 'prior', 'rollouts', "
+                                         r"'scripted', 'switch_z', 'time_ms', 'top_k', "
+                                         r"'value'\]"):
         policies.load("daifugo", f"search:{run}:candidates=3")
     for bad, message in [("top_k=0", "top_k must be at least 1"),
                          ("scripted=-1", "scripted must be at least 0"),
@@ -89,6 +90,7 @@ def test_spec_knobs_and_errors(networks):
                          ("switch_z=-1", "switch_z must be >= 0"),
                          ("leaf=2", "leaf must be true or false"),
                          ("value=points", "value must be one of network, table, got 'points'"),
+                         ("lead=human", "lead must be one of network, scripted, got 'human'"),
                          ("top_k", "not key=value")]:
         with pytest.raises(ValueError, match=message):
             policies.load("daifugo", f"search:{run}:{bad}")
@@ -216,6 +218,34 @@ def test_search_changes_moves(networks):
             changed += action != moves[0]
         env.step(action)
     assert searched > 20 and changed > 0
+
+
+@pytest.mark.parametrize("table", ["daifugo4", "doudizhu"])
+def test_lead_scripted_puts_the_scripted_choice_first_in_the_play_phase_only(table, networks):
+    """``lead=scripted``: in the play phase the scripted ranking's first ``scripted`` moves,
+    then the network's ``top_k`` best not among them, with no move twice; outside it (the
+    exchange, the bidding) the network's ranking first, as with the default lead."""
+    env = make_env(table)
+    raw = env.unwrapped
+    led = searcher(table, networks, "lead=scripted:scripted=2:top_k=2").bind(raw.game)
+    default = searcher(table, networks, "top_k=2").bind(raw.game)
+    phases = set()
+    for _agent, obs, seat in live_turns(env, [0, 1]):
+        view = raw.view(seat)
+        legal = np.flatnonzero(obs["action_mask"]).tolist()
+        moves, q = led.candidates(obs, view)
+        scored, q_all = led.network.scores(obs, view)
+        network = [int(scored[i]) for i in np.argsort(-q_all, kind="stable")]
+        assert len(set(moves)) == len(moves) == len(q) and set(moves) <= set(legal)
+        if view["phase"] == "play" and len(legal) > 1:
+            first = led.searcher.ranked(view, legal)[:2]
+            assert moves == first + [a for a in network if a not in first][:2]
+            phases.add("play")
+        elif len(legal) > 1:
+            assert moves[:2] == network[:2] == default.candidates(obs, view)[0]
+            phases.add(view["phase"])
+        env.step(moves[0])
+    assert "play" in phases and len(phases) > 1
 
 
 # -- hidden information -----------------------------------------------------------------------
