@@ -14,6 +14,7 @@ from envs.core.aec import turns
 from envs.doudizhu.cards import UNIT, counts, parse
 from policies.doudizhu import EasyPlayer, MediumPlayer, SearchPlayer
 from policies.doudizhu.search import HandSampler
+from policies.search import NetworkSearch
 
 from doudizhu_variants import VARIANTS
 from play_helpers import live_turns
@@ -34,7 +35,14 @@ def test_levels_resolve():
         assert player.players[0].temperature == temperature
         assert isinstance(player.players[1], scripted)
         assert isinstance(policies.load("doudizhu", f"scripted-{level}"), scripted)
-    assert isinstance(policies.load("doudizhu", "hard"), SearchPlayer)
+    # hard: scripted-hard's search led by its own first choices with the network's best added
+    # (policies.search, lead=scripted), scripted-hard itself at the variants
+    hard = policies.load("doudizhu", "hard")
+    assert [type(p) for p in hard.players] == [NetworkSearch, SearchPlayer]
+    assert (hard.players[0].lead, hard.players[0].scripted, hard.players[0].top_k) == ("scripted", 2, 2)
+    assert hard.bind(doudizhu_v1.env().unwrapped.game).active is hard.players[0]
+    for variant in ("rob", "laizi"):
+        assert hard.bind(doudizhu_v1.env(**VARIANTS[variant]).unwrapped.game).active is hard.players[1]
     with pytest.raises(ValueError, match="knobs are"):
         policies.load("doudizhu", "medium", nonsense=1)
 
