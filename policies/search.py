@@ -87,8 +87,8 @@ class NetworkSearch(Player):
     ``network``: a :class:`policies.neural.NeuralPlayer` (its ``scores``); ``make_searcher``:
     ``(**knobs) -> DeterminizedSearch`` player of the game (``scripted-hard`` with the budget
     knobs ``rollouts``, ``time_ms``, ``switch_z``). Knobs: ``top_k``, ``scripted``, ``lead``,
-    ``prior``, ``leaf``, ``value`` and those three; ``time_ms`` caps a decision's search (0 = no cap; a
-    timed player no longer replays exactly).
+    ``prior``, ``leaf``, ``value`` and those three; ``time_ms`` caps a decision's search (0 =
+    no cap; a timed player no longer replays exactly).
     """
 
     name = PREFIX
