@@ -38,11 +38,12 @@ def test_levels_resolve():
     # hard: scripted-hard's search led by its own first choices with the network's best added
     # (policies.search, lead=scripted), scripted-hard itself at the variants
     hard = policies.load("doudizhu", "hard")
-    assert [type(p) for p in hard.players] == [NetworkSearch, SearchPlayer]
-    assert (hard.players[0].lead, hard.players[0].scripted, hard.players[0].top_k) == ("scripted", 2, 2)
-    assert hard.bind(doudizhu_v1.env().unwrapped.game).active is hard.players[0]
+    search, scripted = hard.players
+    assert isinstance(search, NetworkSearch) and isinstance(scripted, SearchPlayer)
+    assert (search.lead, search.scripted, search.top_k) == ("scripted", 2, 2)
+    assert hard.bind(doudizhu_v1.env().unwrapped.game).active is search
     for variant in ("rob", "laizi"):
-        assert hard.bind(doudizhu_v1.env(**VARIANTS[variant]).unwrapped.game).active is hard.players[1]
+        assert hard.bind(doudizhu_v1.env(**VARIANTS[variant]).unwrapped.game).active is scripted
     with pytest.raises(ValueError, match="knobs are"):
         policies.load("doudizhu", "medium", nonsense=1)
 
