@@ -16,7 +16,10 @@ With ``opponents`` (a registry player -> share of episodes), that share of the e
 the network at one seat drawn at random and the player at every other seat: the network
 learns to beat it; the other episodes are self-play. The player's decisions are trained on
 too with ``learn_opponents`` (each becomes a sample of its seat's return, as the network's
-own do: the network learns what the player's moves are worth), else only the network's.
+own do: the network learns what the player's moves are worth), else only the network's. With
+``imitate`` (a number of moves) each of the player's samples also carries up to that many of
+the other legal moves of its decision, drawn at random, for the learner's imitation loss
+(:func:`training.dmc.learn`: the player's move held above them).
 """
 
 from __future__ import annotations
@@ -41,6 +44,9 @@ from .transport import Batch, Transport
 
 HIST_ACTION_DTYPE = np.int32
 HIST_MOVER_DTYPE = np.int8
+OTHERS_DTYPE = np.int32
+NO_MOVE = -1
+"""padding of a sample's other legal moves (and the whole row of a sample without them)"""
 SAVED_WITHOUT_OPPONENTS = 6
 """the fields of an actor's saved state before the opponents' seats and players were kept"""
 SAVED_WITH_OPPONENTS = 9
@@ -236,7 +242,7 @@ class SelfPlayActor:
     def __init__(self, game, nets: list[QNetwork], transport: Transport, games: int,
                  epsilon: float, batch_size: int, rng: np.random.Generator, actor_id: int = 0,
                  start: dict | None = None, opponents: dict | None = None,
-                 learn_opponents: bool = False):
+                 learn_opponents: bool = False, imitate: int = 0):
         if games < 1:
             raise ValueError(f"games_per_actor must be at least 1, got {games}")
         self.opponents = list((opponents or {}).items())
@@ -246,6 +252,8 @@ class SelfPlayActor:
         self.made = 0
         """opponents made so far (each one's seed)"""
         self.learn_opponents = learn_opponents
+        self.imitate = imitate
+        """other legal moves kept with each of an opponent's samples (0: none)"""
         self.tables = game if isinstance(game, Tables) else Tables.of_game(game)
         self.game = game = self.tables.base
         self.new_episode = self.tables.episode_starter(start)
@@ -293,17 +301,29 @@ class SelfPlayActor:
                 self._finish(i)
         return len(states)
 
-    def _record(self, i: int, st, seat: int, role: int, obs, hist, action: int) -> None:
-        """A decision of game ``i`` (``action``: its id shifted by the table's offset), to
-        become a sample when the episode ends."""
-        self.trajectories[i].append((role, seat, obs, hist, action, st.returns()[seat]))
+    def _record(self, i: int, st, seat: int, role: int, obs, hist, action: int,
+                others: np.ndarray | None = None) -> None:
+        """A decision of game ``i`` (``action``: its id shifted by the table's offset; with
+        ``others``, an opponent's: other legal moves, shifted too), to become a sample when the
+        episode ends."""
+        self.trajectories[i].append((role, seat, obs, hist, action, st.returns()[seat], others))
+
+    def _others(self, legal: list[int], move: int, offset: int) -> np.ndarray:
+        """Up to ``imitate`` legal moves other than ``move``, drawn at random, shifted by the
+        table's ``offset``, padded with :data:`NO_MOVE`."""
+        rest = np.array([a for a in legal if a != move], np.int64)
+        if len(rest) > self.imitate:
+            rest = self.rng.choice(rest, self.imitate, replace=False)
+        row = np.full(self.imitate, NO_MOVE, OTHERS_DTYPE)
+        row[: len(rest)] = rest + offset
+        return row
 
     def _finish(self, i: int) -> None:
         st = self.states[i]
         final = st.returns()
         traj = self.trajectories[i]
-        for r, seat, obs, hist, action, before in traj:
-            self.samples[r].append((obs, hist, action, final[seat] - before))
+        for r, seat, obs, hist, action, before, *others in traj:  # (saved before: no others)
+            self.samples[r].append((obs, hist, action, final[seat] - before, *others))
         seated = self.seated[i]
         episode = {"returns": {name: final[s] for name, s in return_groups(st.game, st)
                                if s not in seated},
@@ -351,10 +371,12 @@ class SelfPlayActor:
                 seat = st.current_player
                 player = self._player(i, self.seated[i][seat], st.game)
                 if self.learn_opponents:  # the sample's observation is the player's too
-                    obs, hist, _legal, role, offsets = self.policy.observe([st], [seat])
+                    obs, hist, legal, role, offsets = self.policy.observe([st], [seat])
                     move = opponent_move(player, st.game, st, seat, obs[0])
-                    self._record(i, st, seat, int(role[0]), obs[0], hist[0],
-                                 move + int(offsets[0]))
+                    offset = int(offsets[0])
+                    others = self._others(legal[0], move, offset) if self.imitate else None
+                    self._record(i, st, seat, int(role[0]), obs[0], hist[0], move + offset,
+                                 others)
                 else:
                     move = opponent_move(player, st.game, st, seat)
                 st.apply(move)
@@ -371,11 +393,24 @@ class SelfPlayActor:
             hist_movers=hist[:, :, 0].astype(HIST_MOVER_DTYPE),
             actions=np.array([row[2] for row in rows], np.int32),
             targets=np.array([row[3] for row in rows], np.float32),
+            others=self._others_rows(rows),
             actor=self.actor_id,
             episodes=self.episodes,
         )
         self.episodes = []
         self.transport.put_batch(batch)
+
+    def _others_rows(self, rows: list[tuple]) -> np.ndarray | None:
+        """The batch's other legal moves ``[B, imitate]`` (a row of :data:`NO_MOVE` for a
+        sample without them), or None when no sample has them."""
+        kept = [row[4] if len(row) > 4 else None for row in rows]
+        if not self.imitate or all(k is None for k in kept):
+            return None
+        out = np.full((len(rows), self.imitate), NO_MOVE, OTHERS_DTYPE)
+        for b, k in enumerate(kept):
+            if k is not None:
+                out[b, : len(k)] = k[: self.imitate]
+        return out
 
     # -- exact resume (inline actor) ---------------------------------------------------------------
 
@@ -405,7 +440,7 @@ class SelfPlayActor:
 def build_actor(actor_id: int, game_kwargs: dict, net_config: dict, transport, games: int,
                 epsilon: float, batch_size: int, seed: list[int],
                 start: dict | None = None, opponents: dict | None = None,
-                learn_opponents: bool = False) -> SelfPlayActor:
+                learn_opponents: bool = False, imitate: int = 0) -> SelfPlayActor:
     """A self-play actor of its own process (a spawned one, a Ray actor), from plain values:
     one torch thread, its tables (``game_kwargs``: the arguments of
     :class:`~training.tables.Tables`), fresh networks (the weights come through
@@ -418,19 +453,19 @@ def build_actor(actor_id: int, game_kwargs: dict, net_config: dict, transport, g
             for _ in roles(tables.base)]
     return SelfPlayActor(tables, nets, transport, games, epsilon, batch_size,
                          np.random.default_rng(seed), actor_id, start, opponents,
-                         learn_opponents)
+                         learn_opponents, imitate)
 
 
 def actor_process(actor_id: int, game_kwargs: dict, net_config: dict, transport,
                   games: int, epsilon: float, batch_size: int, seed: list[int],
                   start: dict | None = None, opponents: dict | None = None,
-                  learn_opponents: bool = False) -> None:
+                  learn_opponents: bool = False, imitate: int = 0) -> None:
     """Entry point of one actor process (spawned): steps its games until told to stop, or
     exits as soon as the learner (its parent) is gone."""
     exit_with_parent(transport.learner_pid)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the learner decides when to stop
     actor = build_actor(actor_id, game_kwargs, net_config, transport, games, epsilon,
-                        batch_size, seed, start, opponents, learn_opponents)
+                        batch_size, seed, start, opponents, learn_opponents, imitate)
     while not transport.stop.is_set():
         if not transport.learner_alive():
             os._exit(ORPHAN_EXIT)

@@ -147,6 +147,16 @@ class Args:
     learn_opponents: bool = False
     """train on the opponents' decisions too (each a sample of its seat's return, as the
     network's own): the network learns what their moves are worth, not only its own"""
+    imitation: float = 0.0
+    """weight of the imitation loss on the opponents' decisions (with learn_opponents): the
+    q of each of up to imitation_moves other legal moves is held imitation_margin below the
+    q of the move the opponent played (a large-margin loss, as DQfD's on expert moves). A
+    warm start by imitating a scripted player: opponents {scripted-hard: 1.0},
+    learn_opponents, imitation 1; then go on with imitation 0. 0: off"""
+    imitation_margin: float = 0.5
+    """how far (in returns) the imitation loss holds the other moves below the one played"""
+    imitation_moves: int = 16
+    """other legal moves of each opponent decision the imitation loss reads, drawn at random"""
     queue_batches: int = 8
     """batches waiting between actors and learner before actors block"""
     # -- learner
@@ -238,6 +248,9 @@ class Args:
             ("exploration", 0.0 <= self.exploration <= 1.0, "a share in [0, 1]"),
             ("learning_rate", self.learning_rate > 0, "more than 0"),
             ("max_grad_norm", self.max_grad_norm > 0, "more than 0"),
+            ("imitation", self.imitation >= 0, "0 (off) or more"),
+            ("imitation_margin", self.imitation_margin > 0, "more than 0"),
+            ("imitation_moves", self.imitation_moves >= 1, "at least 1"),
             ("eval_deals", self.eval_deals >= 1, "at least 1"),
             ("eval_every_frames", self.eval_every_frames >= 0, "0 (never) or more"),
             ("checkpoint_minutes", self.checkpoint_minutes > 0, "more than 0"),
@@ -291,6 +304,14 @@ class Args:
         if self.learn_opponents and not self.opponents:
             raise ValueError("learn_opponents trains on the opponents' decisions, and no "
                              "opponents are set (opponents: {scripted-medium: 0.5})")
+        if self.imitation and not self.learn_opponents:
+            raise ValueError("imitation is a loss on the opponents' decisions: it needs "
+                             "learn_opponents (and opponents: {scripted-hard: 1.0})")
+
+    @property
+    def imitate(self) -> int:
+        """other legal moves the actors keep with each opponent decision (0: imitation off)"""
+        return self.imitation_moves if self.imitation else 0
 
     def check_backend(self) -> None:
         if self.backend not in BACKENDS:
@@ -331,18 +352,23 @@ def learner_device(name: str) -> torch.device:
 
 
 def learn(net: nn.Module, optimizer: torch.optim.Optimizer, batch: Batch,
-          max_grad_norm: float) -> tuple[float, float, float]:
+          max_grad_norm: float, imitation: float = 0.0,
+          margin: float = 0.5) -> tuple[float, float, float]:
     """One MSE step of q(state, move played) towards the Monte-Carlo return; returns the
-    loss, the mean q of the moves played and the gradient norm before clipping."""
+    loss, the mean q of the moves played and the gradient norm before clipping.
+
+    With ``imitation`` and a batch whose samples carry other legal moves (``batch.others``,
+    an opponent's decisions), ``imitation`` times the large-margin loss is added: per such
+    sample, ``max(0, max q(other) + margin - q(played))``, averaged over the batch."""
     device = next(net.parameters()).device
-    q = net(
-        torch.from_numpy(batch.obs).to(device),
-        torch.from_numpy(batch.hist_actions).to(device).long(),
-        torch.from_numpy(batch.hist_movers).to(device).long(),
-        torch.from_numpy(batch.actions).to(device).long(),
-        torch.arange(batch.size, device=device),
-    )
+    codes = net.encode(torch.from_numpy(batch.obs).to(device),
+                       torch.from_numpy(batch.hist_actions).to(device).long(),
+                       torch.from_numpy(batch.hist_movers).to(device).long())
+    rows = torch.arange(batch.size, device=device)
+    q = net.score(codes, rows, torch.from_numpy(batch.actions).to(device).long())
     loss = F.mse_loss(q, torch.from_numpy(batch.targets).to(device))
+    if imitation and batch.others is not None:
+        loss = loss + imitation * margin_loss(net, codes, q, batch.others, margin)
     optimizer.zero_grad()
     loss.backward()
     grad_norm = nn.utils.clip_grad_norm_(net.parameters(), max_grad_norm)
@@ -415,6 +441,23 @@ def hparam_values(args: Args) -> dict[str, Any]:
         else:
             out[key] = str(value)
     return out
+
+
+def margin_loss(net: nn.Module, codes: torch.Tensor, q: torch.Tensor, others: np.ndarray,
+                margin: float) -> torch.Tensor:
+    """The large-margin imitation loss of a batch: ``others`` ``[B, K]`` (padded with -1;
+    a row of -1 for a sample without them), ``q`` the q of the moves played; the mean over
+    the batch of ``max(0, max_k q(other_k) + margin - q)`` (0 for a sample without others)."""
+    rows, cols = np.nonzero(others >= 0)
+    if not len(rows):
+        return q.sum() * 0.0
+    device = q.device
+    seg = torch.from_numpy(rows).to(device)
+    q_other = net.score(codes, seg, torch.from_numpy(others[rows, cols]).to(device).long())
+    best = torch.full_like(q, -torch.inf).scatter_reduce(0, seg, q_other, "amax")
+    has = torch.isfinite(best)
+    gap = torch.where(has, best + margin - q, torch.zeros_like(q))
+    return F.relu(gap).mean()
 
 
 def train(args: Args) -> dict[str, Any]:
@@ -533,7 +576,7 @@ def train(args: Args) -> dict[str, Any]:
                 tables, actor_nets, transport, args.games_per_actor, args.exploration,
                 args.batch_size, np.random.default_rng([args.seed, 0, counters["session"]]),
                 start=args.start, opponents=args.opponents,
-                learn_opponents=args.learn_opponents)
+                learn_opponents=args.learn_opponents, imitate=args.imitate)
             transport.step_actor = inline_actor.step
             saved_actor = saved.get("actor") if saved is not None else None
             if saved_actor is not None and saved_actor.get("features", stack) == stack:
@@ -562,7 +605,7 @@ def train(args: Args) -> dict[str, Any]:
                         args=(a, args.table_kwargs(), net_cfg.to_dict(), transport,
                               args.games_per_actor, args.exploration, args.batch_size,
                               [args.seed, a, counters["session"]], args.start,
-                              args.opponents, args.learn_opponents))
+                              args.opponents, args.learn_opponents, args.imitate))
                     p.start()
                     processes.append(p)
             finally:
@@ -734,7 +777,8 @@ def train(args: Args) -> dict[str, Any]:
                         raise RuntimeError(f"actor process(es) exited (actor, exit code): {dead}")
                 else:
                     loss, q, grad_norm = learn(nets[batch.role], optimizers[batch.role], batch,
-                                               args.max_grad_norm)
+                                               args.max_grad_norm, args.imitation,
+                                               args.imitation_margin)
                     for key, value in (("losses", loss), ("q", q), ("grad_norm", grad_norm)):
                         stats[key][batch.role].append(value)
                     transport.publish_weights(state_dicts())

@@ -110,7 +110,8 @@ class SelfPlayWorker:
 
     def __init__(self, actor_id: int, game_kwargs: dict, net_config: dict, games: int,
                  epsilon: float, batch_size: int, seed: list[int], start: dict | None,
-                 opponents: dict | None = None, learn_opponents: bool = False):
+                 opponents: dict | None = None, learn_opponents: bool = False,
+                 imitate: int = 0):
         self.token = secrets.token_hex(TOKEN_BYTES)
         """this start of the actor (a restart by Ray draws another)"""
         self.seed = seed
@@ -118,7 +119,7 @@ class SelfPlayWorker:
         self.transport = InlineTransport()
         self.build = partial(build_actor, actor_id, game_kwargs, net_config, self.transport,
                              games, epsilon, batch_size, start=start, opponents=opponents,
-                             learn_opponents=learn_opponents)
+                             learn_opponents=learn_opponents, imitate=imitate)
         self.deal(seed)
 
     def deal(self, seed: list[int]) -> None:
@@ -191,7 +192,7 @@ class RayTransport:
         self.workers = [
             worker.remote(a, args.table_kwargs(), net_config, args.games_per_actor,
                           args.exploration, args.batch_size, [args.seed, a, session],
-                          args.start, args.opponents, args.learn_opponents)
+                          args.start, args.opponents, args.learn_opponents, args.imitate)
             for a in range(args.actors)
         ]
         self.depth = max(MIN_DEPTH, math.ceil(args.queue_batches / args.actors))

@@ -38,6 +38,7 @@ class Batch:
     hist_movers: np.ndarray  # int8 [B, H]
     actions: np.ndarray  # int32 [B]
     targets: np.ndarray  # float32 [B]
+    others: np.ndarray | None = None  # int32 [B, K]: other legal moves, -1 padded (imitation)
     actor: int = 0
     episodes: list[dict] = field(default_factory=list)
     """stats of the episodes finished since the actor's last batch: ``returns`` by group name,
