@@ -7,7 +7,9 @@
 
 The teacher plays every seat of ``--games`` matches (the same for every CPU, fixed by
 ``--seed``); at each decision with two or more legal moves every CPU is asked for its move
-in that seat, and the share that is the teacher's is printed with its 95% interval.
+in that seat, and the share that plays like the teacher's (the same move, or one the game's
+``move_classes`` says plays alike: ``4h`` for ``4s`` where no rule reads suits) is printed
+with its 95% interval.
 """
 
 from __future__ import annotations
@@ -40,12 +42,13 @@ def agreement(game: str, players: int, rounds: int | None, teacher: str, cpus: l
         env.reset(seed=seed + match)
         for player in (*bots, *students):
             player.bind(raw.game)
+        classes = raw.game.move_classes()
         for _agent, obs, seat in turns(env):
             view = raw.view(seat)
             move = int(bots[seat].act(obs, view))
             if obs["action_mask"].sum() > 1:
                 decisions += 1
-                same += [int(cpu.act(obs, view)) == move for cpu in students]
+                same += [classes[int(cpu.act(obs, view))] == classes[move] for cpu in students]
             env.step(move)
     return {"decisions": decisions,
             "agreement": {cpu: float(k / max(decisions, 1)) for cpu, k in zip(cpus, same)}}

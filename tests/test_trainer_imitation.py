@@ -152,3 +152,32 @@ def test_a_run_with_imitation_resumes_exactly(tmp_path):
     load = lambda run: torch.load(f"{run}/checkpoint.pt", weights_only=False)["models"]  # noqa: E731
     a, b = load(full["run_dir"]), load(resumed["run_dir"])
     assert all(torch.equal(a[r][k], b[r][k]) for r in a for k in a[r])
+
+
+def test_president_keeps_no_twin_of_the_played_move_among_the_others(monkeypatch):
+    """Where no rule reads suits, ``4h`` plays as ``4s`` does: holding the opponent's ``4s``
+    above it would teach a suit preference, not a move (the regression: President's
+    imitation rose slowly while its strength fell)."""
+    game = make_game("president", 4)
+    assert not game.rules.suits_matter
+    classes = game.move_classes()
+    nets = [small_net(game).eval() for _ in roles(game)]
+    actor = SelfPlayActor(game, nets, Collect(), 8, 0.0, 32, np.random.default_rng(1),
+                          opponents={"scripted-medium": 1.0}, learn_opponents=True, imitate=16)
+    seen = []
+    record = actor._record
+
+    def spy(i, st, seat, role, obs, hist, action, others=None):
+        if others is not None:
+            legal = st.legal_actions()
+            kept = others[others != NO_MOVE].tolist()
+            assert all(classes[a] != classes[action] for a in kept)
+            unlike = {a for a in legal if classes[a] != classes[action]}
+            assert set(kept) <= unlike and len(kept) == min(16, len(unlike))
+            seen.append(len(legal) - 1 - len(kept))  # the twins left out
+        record(i, st, seat, role, obs, hist, action, others)
+
+    monkeypatch.setattr(actor, "_record", spy)
+    for _ in range(150):
+        actor.step()
+    assert seen and max(seen) > 0  # some decisions had twins

@@ -254,6 +254,8 @@ class SelfPlayActor:
         self.learn_opponents = learn_opponents
         self.imitate = imitate
         """other legal moves kept with each of an opponent's samples (0: none)"""
+        self._classes: dict[int, tuple[int, ...]] = {}
+        """each table's move classes (``game.move_classes()``), by the game's id"""
         self.tables = game if isinstance(game, Tables) else Tables.of_game(game)
         self.game = game = self.tables.base
         self.new_episode = self.tables.episode_starter(start)
@@ -308,10 +310,14 @@ class SelfPlayActor:
         episode ends."""
         self.trajectories[i].append((role, seat, obs, hist, action, st.returns()[seat], others))
 
-    def _others(self, legal: list[int], move: int, offset: int) -> np.ndarray:
-        """Up to ``imitate`` legal moves other than ``move``, drawn at random, shifted by the
-        table's ``offset``, padded with :data:`NO_MOVE`."""
-        rest = np.array([a for a in legal if a != move], np.int64)
+    def _others(self, game, legal: list[int], move: int, offset: int) -> np.ndarray:
+        """Up to ``imitate`` legal moves that do not play like ``move`` (the game's
+        ``move_classes``: ``4h`` is no other move than ``4s`` where no rule reads suits), drawn
+        at random, shifted by the table's ``offset``, padded with :data:`NO_MOVE`."""
+        classes = self._classes.get(id(game))
+        if classes is None:
+            classes = self._classes[id(game)] = game.move_classes()
+        rest = np.array([a for a in legal if classes[a] != classes[move]], np.int64)
         if len(rest) > self.imitate:
             rest = self.rng.choice(rest, self.imitate, replace=False)
         row = np.full(self.imitate, NO_MOVE, OTHERS_DTYPE)
@@ -374,7 +380,8 @@ class SelfPlayActor:
                     obs, hist, legal, role, offsets = self.policy.observe([st], [seat])
                     move = opponent_move(player, st.game, st, seat, obs[0])
                     offset = int(offsets[0])
-                    others = self._others(legal[0], move, offset) if self.imitate else None
+                    others = (self._others(st.game, legal[0], move, offset) if self.imitate
+                              else None)
                     self._record(i, st, seat, int(role[0]), obs[0], hist[0], move + offset,
                                  others)
                 else:

@@ -23,6 +23,8 @@ overrides):
 - **tables**: ``draws_tables``: the game's rules can be drawn per episode (one network for
   every table), through ``rule_fields()``, ``rules_for(players, **rules)``,
   ``catalog_key_of(rules)``, ``make_catalog(rules)`` and ``with_rules(rules, catalog)``.
+- **alike moves**: ``move_classes()``, for each action the first action that plays alike
+  (the imitation loss does not rank a move over its twins).
 - **derived tables**: ``derived(build)`` makes ``build(game)`` once per game, for the players
   that read the same facts of every action (a scripted bot bound to each drawn table).
 - **scoring**, for the evaluation harness: ``scoring`` is :data:`PLACES` (matches of
@@ -149,6 +151,11 @@ class GameDefaults:
         if isinstance(winner, int):
             return winner == seat
         return state.returns()[seat] > 0
+
+    def move_classes(self) -> tuple[int, ...]:
+        """For each action id, the first id that plays alike in every position of this game
+        (moves that differ only in what no rule reads); by default each id its own."""
+        return tuple(range(self.num_actions))
 
     def check_start(self, options: Mapping[str, Any]) -> None:
         """``ValueError`` naming an option that is not among ``start_options``."""

@@ -208,6 +208,13 @@ class Catalog:
         self._build_tables()
         self._run_cache: dict[tuple[int, int, int], _RunGroup] = {}
 
+    def suit_free_classes(self) -> tuple[int, ...]:
+        """For each id, the first id of the same kind, size, numbers and jokers: moves that
+        differ in their suits alone (``4s`` and ``4h``, ``7s 7h`` and ``7d 7c``) share it."""
+        first: dict[tuple, int] = {}
+        return tuple(first.setdefault((m.kind, m.size, m.low, m.high, m.jokers, m.joker_ranks),
+                                      m.id) for m in self.moves)
+
     # -- construction helpers ----------------------------------------------------------------
 
     @staticmethod

@@ -408,6 +408,12 @@ class DaifugoGame(GameDefaults):
         """Static float32 features of every action id (see :meth:`Catalog.features`)."""
         return self.catalog.features()
 
+    def move_classes(self) -> tuple[int, ...]:
+        """Moves that differ in their suits alone play alike unless a rule reads suits."""
+        if self.rules.suits_matter:
+            return tuple(range(self.num_actions))
+        return self.catalog.suit_free_classes()
+
     def recent_actions(self, state: DaifugoState, seat: int, count: int) -> np.ndarray:
         """The last ``count`` moves of this round as rows ``(mover relative to seat, action id)``,
         oldest first, padded with ``(-1, -1)``; another seat's exchange give shows as id -1."""

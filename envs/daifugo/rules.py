@@ -169,6 +169,12 @@ class Rules:
         "illegal_finish",
     )
 
+    @property
+    def suits_matter(self) -> bool:
+        """A rule reads the suits of the cards played (the lock, the spade three's return,
+        same-suit runs); otherwise two moves that differ in their suits alone play alike."""
+        return self.lock or self.spade_three_return or (self.runs and self.run_suits == "same")
+
     def __post_init__(self) -> None:
         name = self.preset_name
         if not isinstance(name, str):
