@@ -151,8 +151,8 @@ class Args:
     """weight of the imitation loss on the opponents' decisions (with learn_opponents): the
     q of each of up to imitation_moves other legal moves is held imitation_margin below the
     q of the move the opponent played (a large-margin loss, as DQfD's on expert moves). A
-    warm start by imitating a scripted player: opponents {scripted-hard: 1.0},
-    learn_opponents, imitation 1; then go on with imitation 0. 0: off"""
+    warm start by imitating a scripted player: opponents {scripted-medium: 1.0},
+    learn_opponents, imitation 2; then go on with imitation 0. 0: off"""
     imitation_margin: float = 0.5
     """how far (in returns) the imitation loss holds the other moves below the one played"""
     imitation_moves: int = 16
@@ -306,7 +306,7 @@ class Args:
                              "opponents are set (opponents: {scripted-medium: 0.5})")
         if self.imitation and not self.learn_opponents:
             raise ValueError("imitation is a loss on the opponents' decisions: it needs "
-                             "learn_opponents (and opponents: {scripted-hard: 1.0})")
+                             "learn_opponents (and opponents: {scripted-medium: 1.0})")
 
     @property
     def imitate(self) -> int:
