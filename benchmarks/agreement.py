@@ -23,11 +23,9 @@ import envs
 import policies
 from envs.core.aec import turns
 from training.evaluate import make_env
+from training.stats import z_value
 
 from .common import machine, write_json
-
-Z95 = 1.96
-
 
 def agreement(game: str, players: int, rounds: int | None, teacher: str, cpus: list[str],
               games: int, seed: int) -> dict:
@@ -74,7 +72,7 @@ def main(argv=None) -> dict:
     print(f"{args.game}, {players} players: {n} decisions of {args.teacher} with two or more "
           f"legal moves, {args.games} games, seed {args.seed}")
     for cpu, share in out["agreement"].items():
-        half = Z95 * math.sqrt(share * (1 - share) / max(n, 1))
+        half = z_value() * math.sqrt(share * (1 - share) / max(n, 1))
         print(f"  {cpu:<40} {share:.3f} ± {half:.3f}")
     write_json(args.json, {"machine": machine(), **vars(args), **out})
     return out

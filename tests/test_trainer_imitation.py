@@ -1,6 +1,6 @@
 """The imitation loss (``imitation``): each opponent decision carries other legal moves of its
 state, and the learner holds the opponent's move ``imitation_margin`` above them; off, the
-batches and the loss are what they were."""
+batches and the loss are what they were (its exact resume: test_trainer_opponents)."""
 
 from __future__ import annotations
 
@@ -8,27 +8,17 @@ import numpy as np
 import pytest
 import torch
 
-from policies.network import NetConfig, build_network
-from policies.spec import make_game, roles
-from test_trainer_opponents import Collect
-from trainer_helpers import SMALL, small_args
-from training.actor import NO_MOVE, SelfPlayActor
-from training.config import make_args
-from training.dmc import learn, margin_loss, train
+from policies.spec import make_game
+from test_trainer_opponents import actor_with
+from trainer_helpers import small_args, small_net
+from training.actor import NO_MOVE
+from training.dmc import learn, margin_loss
 from training.transport import Batch
 
 
-def small_net(game):
-    cfg = NetConfig.from_dict({k: SMALL[k] for k in ("lstm_hidden", "state_layers", "pair_layers")})
-    return build_network(game, cfg)
-
-
-def imitating_actor(imitate, players=4, seed=0):
-    game = make_game("daifugo", players)
-    nets = [small_net(game).eval() for _ in roles(game)]
-    return SelfPlayActor(game, nets, Collect(), 8, 0.0, 32, np.random.default_rng(seed),
-                         opponents={"scripted-medium": 1.0}, learn_opponents=True,
-                         imitate=imitate)
+def imitating_actor(imitate, players=4, seed=0, preset="daifugo"):
+    return actor_with({"scripted-medium": 1.0}, seed=seed, players=players, learn_opponents=True,
+                      imitate=imitate, preset=preset)
 
 
 def test_opponent_samples_carry_other_legal_moves_and_the_networks_do_not():
@@ -72,10 +62,7 @@ def test_the_other_moves_are_legal_at_the_opponents_decision(monkeypatch):
 
 
 def test_without_imitation_batches_carry_no_other_moves():
-    game = make_game("daifugo", 4)
-    nets = [small_net(game).eval() for _ in roles(game)]
-    actor = SelfPlayActor(game, nets, Collect(), 8, 0.0, 32, np.random.default_rng(0),
-                          opponents={"scripted-medium": 1.0}, learn_opponents=True)
+    actor = imitating_actor(imitate=0)
     while not actor.transport.batches:
         actor.step()
     assert all(b.others is None for b in actor.transport.batches)
@@ -142,28 +129,14 @@ def test_bad_imitation_settings_are_refused_naming_them(tmp_path, settings, said
     assert said in str(err.value)
 
 
-def test_a_run_with_imitation_resumes_exactly(tmp_path):
-    frames = 64 * 12
-    settings = {"opponents": {"scripted-easy": 0.5}, "learn_opponents": True, "imitation": 1.0,
-                "imitation_moves": 4}
-    full = train(small_args(tmp_path, run_name="full", total_frames=frames, **settings))
-    half = train(small_args(tmp_path, run_name="half", total_frames=frames // 2, **settings))
-    resumed = train(make_args(None, {"resume": half["run_dir"], "total_frames": frames}))
-    load = lambda run: torch.load(f"{run}/checkpoint.pt", weights_only=False)["models"]  # noqa: E731
-    a, b = load(full["run_dir"]), load(resumed["run_dir"])
-    assert all(torch.equal(a[r][k], b[r][k]) for r in a for k in a[r])
-
-
 def test_president_keeps_no_twin_of_the_played_move_among_the_others(monkeypatch):
     """Where no rule reads suits, ``4h`` plays as ``4s`` does: holding the opponent's ``4s``
     above it would teach a suit preference, not a move (the regression: President's
     imitation rose slowly while its strength fell)."""
-    game = make_game("president", 4)
+    actor = imitating_actor(imitate=16, seed=1, preset="president")
+    game = actor.game
     assert not game.rules.suits_matter
     classes = game.move_classes()
-    nets = [small_net(game).eval() for _ in roles(game)]
-    actor = SelfPlayActor(game, nets, Collect(), 8, 0.0, 32, np.random.default_rng(1),
-                          opponents={"scripted-medium": 1.0}, learn_opponents=True, imitate=16)
     seen = []
     record = actor._record
 

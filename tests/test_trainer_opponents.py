@@ -8,9 +8,8 @@ import numpy as np
 import pytest
 import torch
 
-from policies.network import NetConfig, build_network
 from policies.spec import make_game, roles
-from trainer_helpers import SMALL, small_args
+from trainer_helpers import small_args, small_net
 from training.actor import SelfPlayActor
 from training.config import make_args
 from training.dmc import train
@@ -29,18 +28,17 @@ class Collect:
         self.batches.append(batch)
 
 
-def actor_with(opponents, games=8, seed=0, players=4, learn_opponents=False):
-    game = make_game("daifugo", players)
-    cfg = NetConfig.from_dict({k: SMALL[k] for k in ("lstm_hidden", "state_layers", "pair_layers")})
-    nets = [build_network(game, cfg).eval() for _ in roles(game)]
+def actor_with(opponents, games=8, seed=0, players=4, learn_opponents=False, imitate=0,
+               preset="daifugo"):
+    game = make_game(preset, players)
+    nets = [small_net(game).eval() for _ in roles(game)]
     return SelfPlayActor(game, nets, Collect(), games, 0.0, 32, np.random.default_rng(seed),
-                         opponents=opponents, learn_opponents=learn_opponents)
+                         opponents=opponents, learn_opponents=learn_opponents, imitate=imitate)
 
 
 def tables_actor(tables, seed, games=4):
     """An actor over a run's ``tables``, scripted-medium at every other seat of every episode."""
-    cfg = NetConfig.from_dict({k: SMALL[k] for k in ("lstm_hidden", "state_layers", "pair_layers")})
-    nets = [build_network(tables.base, cfg, tables.features).eval() for _ in roles(tables.base)]
+    nets = [small_net(tables.base, tables.features).eval() for _ in roles(tables.base)]
     return SelfPlayActor(tables, nets, Collect(), games, 0.0, 32, np.random.default_rng(seed),
                          opponents={"scripted-medium": 1.0})
 
@@ -129,10 +127,14 @@ def _weights(run_dir):
     return torch.load(f"{run_dir}/checkpoint.pt", weights_only=False)["models"]
 
 
-@pytest.mark.parametrize("learn", [False, True])
+@pytest.mark.parametrize("learn", [
+    {"learn_opponents": False},
+    {"learn_opponents": True},
+    {"learn_opponents": True, "imitation": 1.0, "imitation_moves": 4},
+])
 def test_a_run_with_opponents_resumes_exactly(tmp_path, learn):
     frames = 64 * 12
-    settings = {"opponents": {"scripted-easy": 0.5}, "learn_opponents": learn}
+    settings = {"opponents": {"scripted-easy": 0.5}, **learn}
     full = train(small_args(tmp_path, run_name="full", total_frames=frames, **settings))
     half = train(small_args(tmp_path, run_name="half", total_frames=frames // 2, **settings))
     resumed = train(make_args(None, {"resume": half["run_dir"], "total_frames": frames}))

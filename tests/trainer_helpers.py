@@ -19,6 +19,14 @@ SMALL = {
 }
 
 
+def small_net(game, features=None):
+    """The network of ``game`` at the small settings (``features``: a run's stacked table)."""
+    from policies.network import NetConfig, build_network
+
+    cfg = NetConfig.from_dict({k: SMALL[k] for k in ("lstm_hidden", "state_layers", "pair_layers")})
+    return build_network(game, cfg, features)
+
+
 def small_args(tmp_path, **overrides):
     from training.config import make_args
 

@@ -52,6 +52,11 @@ SAVED_WITHOUT_OPPONENTS = 6
 SAVED_WITH_OPPONENTS = 9
 
 
+def move_classes(game) -> tuple[int, ...]:
+    """``game.move_classes()``, made once per game (:meth:`~envs.core.game.GameDefaults.derived`)."""
+    return game.move_classes()
+
+
 class NetPolicy:
     """Batched greedy / epsilon-greedy choices of one network per role, over engine states.
 
@@ -254,8 +259,6 @@ class SelfPlayActor:
         self.learn_opponents = learn_opponents
         self.imitate = imitate
         """other legal moves kept with each of an opponent's samples (0: none)"""
-        self._classes: dict[int, tuple[int, ...]] = {}
-        """each table's move classes (``game.move_classes()``), by the game's id"""
         self.tables = game if isinstance(game, Tables) else Tables.of_game(game)
         self.game = game = self.tables.base
         self.new_episode = self.tables.episode_starter(start)
@@ -314,9 +317,7 @@ class SelfPlayActor:
         """Up to ``imitate`` legal moves that do not play like ``move`` (the game's
         ``move_classes``: ``4h`` is no other move than ``4s`` where no rule reads suits), drawn
         at random, shifted by the table's ``offset``, padded with :data:`NO_MOVE`."""
-        classes = self._classes.get(id(game))
-        if classes is None:
-            classes = self._classes[id(game)] = game.move_classes()
+        classes = game.derived(move_classes)
         rest = np.array([a for a in legal if classes[a] != classes[move]], np.int64)
         if len(rest) > self.imitate:
             rest = self.rng.choice(rest, self.imitate, replace=False)
@@ -410,12 +411,14 @@ class SelfPlayActor:
     def _others_rows(self, rows: list[tuple]) -> np.ndarray | None:
         """The batch's other legal moves ``[B, imitate]`` (a row of :data:`NO_MOVE` for a
         sample without them), or None when no sample has them."""
+        if not self.imitate:
+            return None
         kept = [row[4] if len(row) > 4 else None for row in rows]
-        if not self.imitate or all(k is None for k in kept):
+        if all(k is None for k in kept):
             return None
         out = np.full((len(rows), self.imitate), NO_MOVE, OTHERS_DTYPE)
         for b, k in enumerate(kept):
-            if k is not None:
+            if k is not None:  # (saved by a run that kept another number of moves: cut, padded)
                 out[b, : len(k)] = k[: self.imitate]
         return out
 

@@ -411,7 +411,7 @@ class DaifugoGame(GameDefaults):
     def move_classes(self) -> tuple[int, ...]:
         """Moves that differ in their suits alone play alike unless a rule reads suits."""
         if self.rules.suits_matter:
-            return tuple(range(self.num_actions))
+            return super().move_classes()
         return self.catalog.suit_free_classes()
 
     def recent_actions(self, state: DaifugoState, seat: int, count: int) -> np.ndarray:
