@@ -27,8 +27,9 @@ default), whatever the table's: a network trained on wins (Dou Dizhu's ``reward=
 searches for the move that wins most often, and its q values (leaves, prior) and the playout
 returns add up in one unit. ``value=table`` scores them as the table does (its points).
 
-Decisions outside the play phase (Daifugo's exchange of cards, Dou Dizhu's bidding) and forced
-moves are the network's alone. Every random draw comes from the player's seeded generator.
+Decisions outside the play phase (Daifugo's exchange of cards, Dou Dizhu's bidding) are not
+searched: the network's (``setup=network``, the default) or the scripted hard player's
+(``setup=scripted``). Forced moves are played at once. Every random draw comes from the player's seeded generator.
 
 Spec: ``search:<path>`` with knobs after colons, ``search:cpus/daifugo:top_k=4:rollouts=400``;
 in ``configs/cpus.yaml`` the path is read from the config's folder, like a bare CPU path
@@ -63,6 +64,9 @@ DEFAULT_VALUE = "network"
 #: ``lead``: whose first choice is the default move that the playouts must beat
 LEADS = ("network", "scripted")
 DEFAULT_LEAD = "network"
+#: ``setup``: who makes the decisions outside the play phase (the exchange, the bidding)
+SETUPS = LEADS
+DEFAULT_SETUP = "network"
 
 
 def is_spec(spec: Any) -> bool:
@@ -87,18 +91,18 @@ class NetworkSearch(Player):
     ``network``: a :class:`policies.neural.NeuralPlayer` (its ``scores``); ``make_searcher``:
     ``(**knobs) -> DeterminizedSearch`` player of the game (``scripted-hard`` with the budget
     knobs ``rollouts``, ``time_ms``, ``switch_z``). Knobs: ``top_k``, ``scripted``, ``lead``,
-    ``prior``, ``leaf``, ``value`` and those three; ``time_ms`` caps a decision's search (0 =
+    ``setup``, ``prior``, ``leaf``, ``value`` and those three; ``time_ms`` caps a decision's search (0 =
     no cap; a timed player no longer replays exactly).
     """
 
     name = PREFIX
-    KNOBS = ("top_k", "scripted", "lead", "prior", "leaf", "value", "rollouts", "time_ms",
-             "switch_z")
+    KNOBS = ("top_k", "scripted", "lead", "setup", "prior", "leaf", "value", "rollouts",
+             "time_ms", "switch_z")
 
     def __init__(self, network, make_searcher: Callable[..., DeterminizedSearch], seed=None,
                  name: str | None = None, top_k: int = DEFAULT_TOP_K,
                  scripted: int = DEFAULT_SCRIPTED, lead: str = DEFAULT_LEAD,
-                 prior: float = DEFAULT_PRIOR,
+                 setup: str = DEFAULT_SETUP, prior: float = DEFAULT_PRIOR,
                  leaf: bool = False, value: str = DEFAULT_VALUE,
                  rollouts: int = DEFAULT_ROLLOUTS, time_ms: float = 0.0,
                  switch_z: float = DEFAULT_SWITCH_Z, **knobs):
@@ -120,6 +124,9 @@ class NetworkSearch(Player):
         if lead not in LEADS:
             raise ValueError(f"lead must be one of {', '.join(LEADS)}, got {lead!r}")
         self.lead = lead
+        if setup not in SETUPS:
+            raise ValueError(f"setup must be one of {', '.join(SETUPS)}, got {setup!r}")
+        self.setup = setup
         self.network = network
         self.searcher = make_searcher(rollouts=rollouts, time_ms=time_ms, switch_z=switch_z,
                                       candidates=max(self.scripted, 1))
@@ -186,6 +193,8 @@ class NetworkSearch(Player):
         legal = legal_ids(observation)
         if len(legal) == 1:
             return legal[0]
+        if view["phase"] != PLAY_PHASE and self.setup == "scripted":
+            return self.searcher.act(observation, view)
         moves, q = self.candidates(observation, view)
         if len(moves) == 1 or view["phase"] != PLAY_PHASE:
             return moves[0]

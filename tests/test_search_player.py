@@ -79,8 +79,8 @@ def test_spec_knobs_and_errors(networks):
     # a bad knob names the player and lists every knob it takes
     with pytest.raises(ValueError, match=r"unknown knob\(s\) \['candidates'\] for 'search:.*"
                                          r"knobs are \['lead', 'leaf', 'prior', 'rollouts', "
-                                         r"'scripted', 'switch_z', 'time_ms', 'top_k', "
-                                         r"'value'\]"):
+                                         r"'scripted', 'setup', 'switch_z', 'time_ms', "
+                                         r"'top_k', 'value'\]"):
         policies.load("daifugo", f"search:{run}:candidates=3")
     for bad, message in [("top_k=0", "top_k must be at least 1"),
                          ("scripted=-1", "scripted must be at least 0"),
@@ -91,6 +91,7 @@ def test_spec_knobs_and_errors(networks):
                          ("leaf=2", "leaf must be true or false"),
                          ("value=points", "value must be one of network, table, got 'points'"),
                          ("lead=human", "lead must be one of network, scripted, got 'human'"),
+                         ("setup=hard", "setup must be one of network, scripted, got 'hard'"),
                          ("top_k", "not key=value")]:
         with pytest.raises(ValueError, match=message):
             policies.load("daifugo", f"search:{run}:{bad}")
@@ -246,6 +247,36 @@ def test_lead_scripted_puts_the_scripted_choice_first_in_the_play_phase_only(tab
             phases.add(view["phase"])
         env.step(moves[0])
     assert "play" in phases and len(phases) > 1
+
+
+@pytest.mark.parametrize("table", ["daifugo4", "doudizhu"])
+def test_setup_scripted_leaves_the_exchange_and_bidding_to_the_scripted_player(table, networks):
+    """``setup=scripted``: outside the play phase (Daifugo's exchange of cards, Dou Dizhu's
+    bidding) the move is the scripted hard player's; in the play phase the search's, as with
+    the default ``setup=network`` (the same seed, the same move)."""
+    env = make_env(table)
+    raw = env.unwrapped
+    knobs = "lead=scripted:scripted=2:top_k=2:rollouts=8"
+    scripted = searcher(table, networks, knobs + ":setup=scripted").bind(raw.game)
+    network = searcher(table, networks, knobs).bind(raw.game)
+    hard = policies.load(TABLES[table][0], "scripted-hard", seed=0).bind(raw.game)
+    differs = set()
+    for _agent, obs, seat in live_turns(env, [0, 1]):
+        view = raw.view(seat)
+        if np.count_nonzero(obs["action_mask"]) < 2:
+            env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+            continue
+        picks = []
+        for player in (scripted, network, hard):
+            player.seed(seat)
+            picks.append(player.act(obs, copy.deepcopy(view)))
+        if view["phase"] == "play":
+            assert picks[0] == picks[1]
+        else:
+            assert picks[0] == picks[2]
+            differs.add(picks[0] != picks[1])
+        env.step(picks[0])
+    assert differs  # decisions outside the play phase were met
 
 
 # -- hidden information -----------------------------------------------------------------------
