@@ -17,6 +17,7 @@ from policies.daifugo import EasyPlayer, HardPlayer, MediumPlayer
 from policies.daifugo.hand import HandShape, count_groups
 from policies.daifugo.search import HandSampler
 from policies.hints import Hints
+from policies.search import NetworkSearch
 
 from play_helpers import live_turns
 
@@ -42,11 +43,18 @@ def test_registry_levels_resolve_through_the_cpu_config():
         else:
             assert isinstance(medium, MediumPlayer)
         assert isinstance(policies.load(game, "scripted-medium"), MediumPlayer)
+        # Daifugo's hard is its network searching (configs/cpus.yaml), President's scripted
         hard = policies.load(game, "hard")
-        assert isinstance(hard, HardPlayer) and hard.name == "hard"
+        assert hard.name == "hard"
+        if game == "daifugo":
+            assert isinstance(hard, NetworkSearch) and isinstance(hard.searcher, HardPlayer)
+            assert (hard.lead, hard.setup) == ("scripted", "scripted")
+        else:
+            assert isinstance(hard, HardPlayer)
         assert isinstance(policies.load(game, "scripted-hard"), HardPlayer)
         assert policies.load(game, "random").name == "random"
-    assert policies.cpu_levels("daifugo")["hard"] == "scripted-hard"
+    assert policies.cpu_levels("president")["hard"] == "scripted-hard"
+    assert policies.cpu_levels("daifugo")["hard"].startswith("search:../cpus/daifugo:")
 
 
 def test_registry_errors_name_the_known_choices():
