@@ -28,8 +28,9 @@ searches for the move that wins most often, and its q values (leaves, prior) and
 returns add up in one unit. ``value=table`` scores them as the table does (its points).
 
 Decisions outside the play phase (Daifugo's exchange of cards, Dou Dizhu's bidding) are not
-searched: the network's (``setup=network``, the default) or the scripted hard player's
-(``setup=scripted``). Forced moves are played at once. Every random draw comes from the player's seeded generator.
+searched: they are the network's (``setup=network``, the default) or the scripted hard
+player's (``setup=scripted``). Forced moves are played at once. Every random draw comes from
+the player's seeded generator.
 
 Spec: ``search:<path>`` with knobs after colons, ``search:cpus/daifugo:top_k=4:rollouts=400``;
 in ``configs/cpus.yaml`` the path is read from the config's folder, like a bare CPU path
@@ -91,8 +92,8 @@ class NetworkSearch(Player):
     ``network``: a :class:`policies.neural.NeuralPlayer` (its ``scores``); ``make_searcher``:
     ``(**knobs) -> DeterminizedSearch`` player of the game (``scripted-hard`` with the budget
     knobs ``rollouts``, ``time_ms``, ``switch_z``). Knobs: ``top_k``, ``scripted``, ``lead``,
-    ``setup``, ``prior``, ``leaf``, ``value`` and those three; ``time_ms`` caps a decision's search (0 =
-    no cap; a timed player no longer replays exactly).
+    ``setup``, ``prior``, ``leaf``, ``value`` and those three; ``time_ms`` caps a decision's
+    search (0 = no cap; a timed player no longer replays exactly).
     """
 
     name = PREFIX

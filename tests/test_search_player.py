@@ -260,7 +260,7 @@ def test_setup_scripted_leaves_the_exchange_and_bidding_to_the_scripted_player(t
     scripted = searcher(table, networks, knobs + ":setup=scripted").bind(raw.game)
     network = searcher(table, networks, knobs).bind(raw.game)
     hard = policies.load(TABLES[table][0], "scripted-hard", seed=0).bind(raw.game)
-    differs = set()
+    outside = 0  # decisions outside the play phase
     for _agent, obs, seat in live_turns(env, [0, 1]):
         view = raw.view(seat)
         if np.count_nonzero(obs["action_mask"]) < 2:
@@ -274,9 +274,9 @@ def test_setup_scripted_leaves_the_exchange_and_bidding_to_the_scripted_player(t
             assert picks[0] == picks[1]
         else:
             assert picks[0] == picks[2]
-            differs.add(picks[0] != picks[1])
+            outside += 1
         env.step(picks[0])
-    assert differs  # decisions outside the play phase were met
+    assert outside > 0
 
 
 # -- hidden information -----------------------------------------------------------------------
