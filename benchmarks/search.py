@@ -6,10 +6,10 @@ per decision (median and 99th percentile) and decisions per second.
 
 The positions are the decisions with at least two legal moves of games that ``scripted-medium``
 plays in every seat (the same positions for every player, fixed by ``--seed``): Daifugo with
-4 players and 3 rounds under the standard rules, and Dou Dizhu. Every player is re-seeded
-before each position, so a repetition replays the same searches; repetitions are interleaved
-(:func:`benchmarks.common.measure`). A player spec whose CPU does not fit a game's table
-(``cpus/daifugo`` in Dou Dizhu) is skipped there with a line saying so.
+4 players and 3 rounds under the standard rules, President with 4 players, and Dou Dizhu.
+Every player is re-seeded before each position, so a repetition replays the same searches;
+repetitions are interleaved (:func:`benchmarks.common.measure`). A player spec whose CPU does
+not fit a game's table (``cpus/daifugo`` in Dou Dizhu) is skipped there with a line saying so.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import time
 import numpy as np
 
 import policies
-from envs import daifugo_v1, doudizhu_v1
+from envs import daifugo_v1, doudizhu_v1, president_v1
 from envs.core.aec import turns
 
 from .common import machine, measure, parser, write_json
@@ -28,6 +28,7 @@ from .common import machine, measure, parser, write_json
 #: game -> (env, the searching CPU of its shipped network)
 TABLES = {
     "daifugo": (lambda: daifugo_v1.env(players=4, rounds=3), "search:cpus/daifugo"),
+    "president": (lambda: president_v1.env(players=4), "search:cpus/president"),
     "doudizhu": (lambda: doudizhu_v1.env(), "search:cpus/doudizhu"),
 }
 MEDIAN, P99, RATE = "ms median", "ms p99", "decisions/s"

@@ -403,6 +403,15 @@ def test_benchmark_prints_both_players(networks, capsys):
     assert "decisions per second" in printed
 
 
+def test_benchmark_times_the_shipped_president_cpu():
+    from benchmarks import search as bench
+
+    spec = "search:cpus/president:rollouts=8"
+    out = bench.main(["--games", "president", "--positions", "3", "--repeats", "1",
+                      "--players", spec])
+    assert set(out["medians"]["ms median"]) == {f"president: {spec}"}
+
+
 @pytest.mark.parametrize("table", ["daifugo4", "doudizhu"])
 def test_scores_batch_matches_one_position_at_a_time(table, networks):
     """The leaves of a decision are scored in one call per role (Dou Dizhu: bidding, landlord
