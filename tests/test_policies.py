@@ -43,18 +43,14 @@ def test_registry_levels_resolve_through_the_cpu_config():
         else:
             assert isinstance(medium, MediumPlayer)
         assert isinstance(policies.load(game, "scripted-medium"), MediumPlayer)
-        # Daifugo's hard is its network searching (configs/cpus.yaml), President's scripted
+        # hard is the game's network searching, led and set up by scripted-hard (configs/cpus.yaml)
         hard = policies.load(game, "hard")
         assert hard.name == "hard"
-        if game == "daifugo":
-            assert isinstance(hard, NetworkSearch) and isinstance(hard.searcher, HardPlayer)
-            assert (hard.lead, hard.setup) == ("scripted", "scripted")
-        else:
-            assert isinstance(hard, HardPlayer)
+        assert isinstance(hard, NetworkSearch) and isinstance(hard.searcher, HardPlayer)
+        assert (hard.lead, hard.setup) == ("scripted", "scripted")
+        assert policies.cpu_levels(game)["hard"].startswith(f"search:../cpus/{game}:")
         assert isinstance(policies.load(game, "scripted-hard"), HardPlayer)
         assert policies.load(game, "random").name == "random"
-    assert policies.cpu_levels("president")["hard"] == "scripted-hard"
-    assert policies.cpu_levels("daifugo")["hard"].startswith("search:../cpus/daifugo:")
 
 
 def test_registry_errors_name_the_known_choices():
