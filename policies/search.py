@@ -16,7 +16,7 @@ the play phase:
    with ``leaf=true`` each playout stops instead at this seat's next decision, valued by the
    network's best q there (at the end of the game: its return; when this seat's round is
    scored first but the match goes on: the network's q of the candidate), the leaves of a
-   decision scored in one batch;
+   determinization scored in one batch, inside ``time_ms``;
 3. the first candidate (the network's first choice; the scripted player's with
    ``lead=scripted``) stands unless another candidate's mean paired gain over it, plus
    ``prior`` times its q difference (q of the candidate minus q of the first candidate),
@@ -208,30 +208,37 @@ class NetworkSearch(Player):
 
     def leaf_values(self, view, moves: list[int], q: list[float]) -> list[list[float]]:
         """Each candidate's values from playouts cut at this seat's next decision (module
-        docstring, ``leaf``), paired like :meth:`DeterminizedSearch.playout_values`."""
-        game, seat = self.searcher.game, view["seat"]
+        docstring, ``leaf``), paired like :meth:`DeterminizedSearch.playout_values`. The
+        leaves of each determinization are scored before the next one is drawn, so the
+        network's time counts in ``time_ms`` like the playouts'."""
+        seat = view["seat"]
         values: list[list[float]] = [[] for _ in moves]
-        leaves = []  # (candidate, its playout, leaf state)
         for root, seed in self.searcher.determinizations(view, len(moves)):
+            leaves = []  # (candidate, leaf state)
             for i, action in enumerate(moves):
                 value, leaf = self.descend(root.clone(), seat, action, random.Random(seed))
                 values[i].append(q[i] if value is None else value)
                 if leaf is not None:
-                    leaves.append((i, len(values[i]) - 1, leaf))
-        if leaves:
-            observations, views = [], []
-            for _i, _j, state in leaves:
-                mask = np.zeros(game.num_actions, np.int8)
-                mask[state.legal_actions()] = 1
-                observations.append({"observation": game.observe(state, seat),
-                                     "action_mask": mask})
-                leaf_view = state.view(seat)
-                leaf_view["history"] = [*view["history"], *leaf_view["history"]]
-                views.append(leaf_view)
-            for (i, j, _state), (_legal, leaf_q) in zip(
-                    leaves, self.network.scores_batch(observations, views)):
-                values[i][j] += float(leaf_q.max())
+                    leaves.append((i, leaf))
+            if leaves:
+                for (i, _state), best in zip(leaves, self.best_q(view, [s for _i, s in leaves])):
+                    values[i][-1] += best
         return values
+
+    def best_q(self, view, states) -> list[float]:
+        """The network's best q, for this seat, at each of ``states`` (its decisions), scored
+        in one batch; each leaf's view carries the history before the search's root."""
+        game, seat = self.searcher.game, view["seat"]
+        observations, views = [], []
+        for state in states:
+            mask = np.zeros(game.num_actions, np.int8)
+            mask[state.legal_actions()] = 1
+            observations.append({"observation": game.observe(state, seat), "action_mask": mask})
+            leaf_view = state.view(seat)
+            leaf_view["history"] = [*view["history"], *leaf_view["history"]]
+            views.append(leaf_view)
+        return [float(leaf_q.max()) for _legal, leaf_q in
+                self.network.scores_batch(observations, views)]
 
     def descend(self, state, seat: int, action: int, rnd: random.Random):
         """Play ``action``, then the rollout policy for the others until ``seat`` moves again:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import shutil
+import time
 
 import numpy as np
 import pytest
@@ -219,6 +220,35 @@ def test_search_changes_moves(networks):
             changed += action != moves[0]
         env.step(action)
     assert searched > 20 and changed > 0
+
+
+def test_leaf_search_counts_the_networks_time_in_its_cap(networks, monkeypatch):
+    """Regression: with ``leaf=true`` every leaf was scored in one batch after the playouts,
+    outside ``time_ms``, so a Dou Dizhu search of 1,000 playouts at ``time_ms=80`` took
+    several times its cap. On a clock that moves only while the network scores (50 ms a
+    batch), an 80 ms cap now stops after the second determinization."""
+    clock = [0.0]
+    monkeypatch.setattr(time, "perf_counter", lambda: clock[0])
+    env = make_env("daifugo4")
+    raw = env.unwrapped
+    player = searcher("daifugo4", networks, "top_k=3:rollouts=3000:time_ms=80:leaf=true")
+    player.bind(raw.game)
+    scores_batch = player.network.scores_batch
+
+    def slow_scores_batch(*args):
+        clock[0] += 0.05
+        return scores_batch(*args)
+
+    monkeypatch.setattr(player.network, "scores_batch", slow_scores_batch)
+    for _agent, obs, seat in live_turns(env, [0]):
+        view = raw.view(seat)
+        moves, q = player.candidates(obs, view)
+        if view["phase"] == "play" and len(moves) > 1:
+            values = player.leaf_values(view, moves, q)
+            assert {len(v) for v in values} == {2}
+            return
+        env.step(player.act(obs, view))
+    raise AssertionError("no searched decision")
 
 
 @pytest.mark.parametrize("table", ["daifugo4", "doudizhu"])
