@@ -41,8 +41,9 @@ def test_levels_resolve():
     search, scripted = hard.players
     assert isinstance(search, NetworkSearch) and isinstance(scripted, SearchPlayer)
     assert (search.lead, search.scripted, search.top_k) == ("scripted", 2, 2)
-    # its playouts fill the time cap (1,000 at most): 400 stopped at 44 ms median of the 80
-    assert (search.searcher.rollouts, search.searcher.time_ms) == (1000, 80.0)
+    # its playouts fill the time cap (1,000 at most: 400 stopped at 44 ms median of the 80),
+    # each cut at its next decision and valued there by the network (leaf=true)
+    assert (search.searcher.rollouts, search.searcher.time_ms, search.leaf) == (1000, 80.0, True)
     assert hard.bind(doudizhu_v1.env().unwrapped.game).active is search
     for variant in ("rob", "laizi"):
         assert hard.bind(doudizhu_v1.env(**VARIANTS[variant]).unwrapped.game).active is scripted
