@@ -47,6 +47,7 @@ import numpy as np
 
 from envs import GAMES
 from envs.core.checks import as_int_in, as_real
+from envs.core.game import seat_observation
 
 from .base import Player, legal_ids
 from .montecarlo import DEFAULT_SWITCH_Z, DeterminizedSearch, paired_pick
@@ -231,9 +232,7 @@ class NetworkSearch(Player):
         game, seat = self.searcher.game, view["seat"]
         observations, views = [], []
         for state in states:
-            mask = np.zeros(game.num_actions, np.int8)
-            mask[state.legal_actions()] = 1
-            observations.append({"observation": game.observe(state, seat), "action_mask": mask})
+            observations.append(seat_observation(game, state, seat))
             leaf_view = state.view(seat)
             leaf_view["history"] = [*view["history"], *leaf_view["history"]]
             views.append(leaf_view)

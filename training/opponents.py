@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 import policies
+from envs.core.game import seat_observation
 
 
 def make_opponent(name: str, game, seed):
@@ -18,11 +19,7 @@ def opponent_move(player, game, state, seat: int, observation: np.ndarray | None
     """``player``'s move for ``seat`` in an engine ``state`` of ``game``, given what the
     PettingZoo env would give it: the observation with its legal-move mask, and the view.
     ``observation``: ``game.observe(state, seat)`` when the caller has built it already."""
-    mask = np.zeros(game.num_actions, np.int8)
-    mask[state.legal_actions()] = 1
-    if observation is None:
-        observation = game.observe(state, seat)
-    return player.act({"observation": observation, "action_mask": mask}, state.view(seat))
+    return player.act(seat_observation(game, state, seat, observation), state.view(seat))
 
 
 def check_opponent(name: str, game: str, setting: str = "eval_opponent") -> None:

@@ -21,7 +21,7 @@ import numpy as np
 
 from .. import PETTINGZOO_FLOOR
 from .checks import as_action, as_int, as_real, as_seed
-from .game import Game, IllegalActionError, State
+from .game import Game, IllegalActionError, State, seat_observation
 
 try:
     from gymnasium import spaces
@@ -103,11 +103,7 @@ class CardGameEnv(AECEnv, EzPickle):
 
     def observe(self, agent):
         state = self._started("observe")
-        seat = self._seat[self._agent(agent)]
-        mask = np.zeros(self.game.num_actions, np.int8)
-        if seat == state.current_player and not state.terminal:
-            mask[state.legal_actions()] = 1
-        return {"observation": self.game.observe(state, seat), "action_mask": mask}
+        return seat_observation(self.game, state, self._seat[self._agent(agent)])
 
     def step(self, action) -> None:
         agent = self.agent_selection

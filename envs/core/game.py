@@ -106,6 +106,19 @@ class Game(Protocol):
         """The rules config as plain values (recorded in checkpoints)."""
 
 
+def seat_observation(game: Game, state: State, seat: int,
+                     observation: np.ndarray | None = None) -> dict[str, np.ndarray]:
+    """What the PettingZoo env hands ``seat`` in ``state``: its observation vector
+    (``observation`` when the caller has built it already) and the mask of its legal moves,
+    empty when it is not this seat's turn or the game is over."""
+    mask = np.zeros(game.num_actions, np.int8)
+    if seat == state.current_player and not state.terminal:
+        mask[state.legal_actions()] = 1
+    if observation is None:
+        observation = game.observe(state, seat)
+    return {"observation": observation, "action_mask": mask}
+
+
 PLACES = "places"
 """``scoring`` of a game whose rounds rank the seats (points per place)"""
 SIDES = "sides"

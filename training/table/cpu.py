@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 import policies
+from envs.core.game import seat_observation
 
 log = logging.getLogger("climbrl.table")
 DEFAULT_THINK_S = 5.0
@@ -228,10 +229,7 @@ def think(job) -> int:
     else:
         _players.move_to_end(key)
     player.bind(engine)
-    mask = np.zeros(engine.num_actions, np.int8)
-    mask[list(state.legal_actions())] = 1
-    obs = {"observation": engine.observe(state, seat), "action_mask": mask}
-    return int(player.act(obs, state.view(seat)))
+    return int(player.act(seat_observation(engine, state, seat), state.view(seat)))
 
 
 def _engine(game: str, rules: dict | None):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
+from envs.core.game import seat_observation
 
 
 class EngineTable:
@@ -16,11 +16,7 @@ class EngineTable:
     state: Any
 
     def observation(self, seat: int) -> dict[str, Any]:
-        st = self.state
-        mask = np.zeros(self.engine.num_actions, np.int8)
-        if seat == st.current_player and not st.terminal:
-            mask[st.legal_actions()] = 1
-        return {"observation": self.engine.observe(st, seat), "action_mask": mask}
+        return seat_observation(self.engine, self.state, seat)
 
     def view(self, seat: int) -> dict[str, Any]:
         return self.state.view(seat)
