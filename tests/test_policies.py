@@ -32,16 +32,16 @@ LEVEL_SPECS = ["random", "easy", "medium", FAST_HARD]
 
 def test_registry_levels_resolve_through_the_cpu_config():
     for game in ("daifugo", "president"):
-        # easy is the game's trained CPU (configs/cpus.yaml), scripted-easy the scripted one
+        # easy is the game's trained CPU sampling its moves (configs/cpus.yaml), scripted-easy
+        # the scripted one
         easy = policies.load(game, "easy")
         assert easy.name == "easy" and easy.meta["spec"]["game"] == game
+        assert easy.temperature > 0
         assert isinstance(policies.load(game, "scripted-easy"), EasyPlayer)
-        # Daifugo's medium is its network (configs/cpus.yaml), President's the scripted one
+        # medium is the game's network alone, its best move each time
         medium = policies.load(game, "medium")
-        if game == "daifugo":
-            assert medium.name == "medium" and medium.meta["spec"]["game"] == game
-        else:
-            assert isinstance(medium, MediumPlayer)
+        assert medium.name == "medium" and medium.meta["spec"]["game"] == game
+        assert (medium.temperature, medium.top_k) == (0, None)
         assert isinstance(policies.load(game, "scripted-medium"), MediumPlayer)
         # hard is the game's network searching, led and set up by scripted-hard (configs/cpus.yaml)
         hard = policies.load(game, "hard")
