@@ -124,6 +124,44 @@ def test_a_room_link_shows_no_lobby_while_it_connects(new_page, table_server):
     expect(page.get_by_role("textbox", name="Your name")).to_have_count(0)
 
 
+def test_the_lobby_takes_no_choice_before_the_server_answers(new_page, table_server):
+    """Regression: the lobby's static options were live before the server's hello rebuilt them,
+    so a deal count picked then went back to the default and a press of "Easy" did nothing (the
+    Dou Dizhu page test then waited in the lobby for its turn). Until the hello, every option and
+    button is disabled; after it, the picks hold and the game starts."""
+    page = new_page()
+    held: list = []
+    sockets: list = []
+
+    def hold_the_hello(ws):
+        server = ws.connect_to_server()
+        sockets.append(ws)
+        server.on_message(lambda message: held.append(message) if held is not None else ws.send(message))
+
+    page.route_web_socket(re.compile(r"/ws$"), hold_the_hello)
+    page.goto(table_server + "/")
+    easy = page.get_by_role("button", name="Easy", exact=True)
+    deals = page.get_by_role("group", name=re.compile("Rounds|Deals"))
+    deadline = time.monotonic() + STEP_MS / 1000
+    while not held:
+        assert time.monotonic() < deadline, "the server never said hello"
+        page.wait_for_timeout(50)
+    for control in (easy, page.get_by_role("radio", name=re.compile("Dou Dizhu")), deals.get_by_role("radio").first):
+        expect(control).to_be_disabled()
+    expect(page.locator("#lobby-form")).to_have_attribute("aria-busy", "true")
+
+    for message in held:  # the hello, let through late
+        sockets[0].send(message)
+    held = None
+    expect(easy).to_be_enabled()
+    expect(page.locator("#lobby-form")).not_to_have_attribute("aria-busy", "true")
+    page.get_by_role("radio", name=re.compile("Dou Dizhu")).check()
+    deals.get_by_role("radio", name="3", exact=True).check()
+    page.get_by_label("How fast the computer plays").select_option(label="Instant")
+    easy.click()
+    expect(page.locator("#info-round")).to_have_text(re.compile(r"^Deal 1 of 3\b"))
+
+
 def test_friends_join_by_link_cpu_takes_a_closed_seat_and_gives_it_back(browser, new_page, table_server):
     ann = new_page()
     start_game(ann, table_server, "Daifugo", "Play a friend (send a link)", players=3, name="Ann")

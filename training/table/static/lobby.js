@@ -38,6 +38,8 @@ export class Lobby {
       input.closest("label").hidden = !(input.value in games);
     }
     this.buildOptions();
+    this.form.querySelector("#lobby-fields").disabled = false;
+    this.form.removeAttribute("aria-busy");
   }
 
   game() {
