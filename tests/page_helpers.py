@@ -148,6 +148,12 @@ def start_game(page: Page, url: str, game: str, mode_button: str, players: int |
                rounds: int | None = None, rules: dict[str, bool] | None = None, name: str | None = None) -> None:
     """Opens the lobby, picks the options and presses the mode's button (e.g. "Easy")."""
     page.goto(url + "/")
+    pick_and_start(page, game, mode_button, players, rounds, rules, name)
+
+
+def pick_and_start(page: Page, game: str, mode_button: str, players: int | None = None,
+                   rounds: int | None = None, rules: dict[str, bool] | None = None, name: str | None = None) -> None:
+    """In the open lobby, picks the options and presses the mode's button (e.g. "Easy")."""
     page.get_by_role("radio", name=re.compile(game, re.I)).check()
     if players:
         page.get_by_role("group", name="Players").get_by_role("radio", name=str(players), exact=True).check()

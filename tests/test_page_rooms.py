@@ -14,6 +14,7 @@ from page_helpers import (  # noqa: F401  (fixtures)
     controls,
     expect,
     new_page,
+    pick_and_start,
     play_by_mouse,
     region,
     requires_browser,
@@ -155,10 +156,7 @@ def test_the_lobby_takes_no_choice_before_the_server_answers(new_page, table_ser
     held = None
     expect(easy).to_be_enabled()
     expect(page.locator("#lobby-form")).not_to_have_attribute("aria-busy", "true")
-    page.get_by_role("radio", name=re.compile("Dou Dizhu")).check()
-    deals.get_by_role("radio", name="3", exact=True).check()
-    page.get_by_label("How fast the computer plays").select_option(label="Instant")
-    easy.click()
+    pick_and_start(page, "Dou Dizhu", "Easy", rounds=3)
     expect(page.locator("#info-round")).to_have_text(re.compile(r"^Deal 1 of 3\b"))
 
 
