@@ -36,26 +36,42 @@ def check(ok: bool, what: str) -> None:
 
 
 def installed_layout() -> None:
-    import envs
-    import policies
-    from policies.install import shipped
+    import climbrl
+    from climbrl import envs, play, policies, training
+    from climbrl.policies.install import shipped
 
     site = Path(sysconfig.get_paths()["purelib"]).resolve()
-    for module in (envs, policies):
-        check(Path(module.__file__).resolve().is_relative_to(site), f"{module.__name__} from {site}")
+    for module in (envs, policies, training, play):
+        check(Path(module.__file__).resolve().is_relative_to(site / "climbrl"),
+              f"{module.__name__} from {site / 'climbrl'}")
     for folder in ("configs", "cpus"):
         path = shipped(folder)
-        check(path.resolve().is_relative_to(site / "policies"), f"shipped {folder} at {path}")
-    check(not (site / "configs").exists() and not (site / "cpus").exists(),
-          "no top-level configs/ or cpus/ in site-packages")
+        check(path.resolve().is_relative_to(site / "climbrl"), f"shipped {folder} at {path}")
+    top = sorted({record.split("/")[0] for record in _record(site)} - {"../../../bin"})
+    check(all(name == "climbrl" or name.startswith("climbrl-") for name in top),
+          f"the wheel's top-level names are climbrl and its metadata: {top}")
+    check((Path(play.__file__).parent / "page" / "index.html").is_file(), "the page is installed")
+    check(climbrl.__version__ == _installed_version(), f"climbrl.__version__ {climbrl.__version__}")
     # cpus.yaml may point a level at a CPU by a path relative to its own folder
     check((shipped("configs") / ".." / "cpus" / "daifugo" / "cpu.json").is_file(),
           "../cpus/daifugo from the shipped cpus.yaml is the shipped CPU")
 
 
+def _record(site: Path) -> list[str]:
+    """The paths of the installed wheel's RECORD (every file it put in place)."""
+    (info,) = site.glob("climbrl-*.dist-info")
+    return [line.split(",")[0] for line in (info / "RECORD").read_text().splitlines() if line]
+
+
+def _installed_version() -> str:
+    from importlib.metadata import version
+
+    return version("climbrl")
+
+
 def every_level() -> None:
-    import policies
-    from training.evaluate import make_env, play_game
+    from climbrl import policies
+    from climbrl.training.evaluate import make_env, play_game
 
     for game, table in (("daifugo", 4), ("president", 4), ("doudizhu", 3)):
         names = policies.known_names(game)
@@ -69,8 +85,8 @@ def every_level() -> None:
 
 
 def shipped_cpus() -> None:
-    import policies
-    from training.evaluate import make_env, play_game
+    from climbrl import policies
+    from climbrl.training.evaluate import make_env, play_game
 
     # the Daifugo and President CPUs play every table of their game: other player and round
     # counts (President's 6 players: two decks)

@@ -1,7 +1,7 @@
 """How often a CPU picks the move a scripted player picks: the measure of an imitation run
 (``imitation`` in the trainer), on the decisions of the scripted player's own games.
 
-    python -m benchmarks.agreement --game president --players 4 --cpus cpus/president
+    python -m climbrl.benchmarks.agreement --game president --players 4 --cpus cpus/president
         runs/president/checkpoint.pt [--teacher scripted-medium] [--games 30] [--seed 0]
         [--rounds 3] [--json FILE]
 
@@ -19,11 +19,11 @@ import math
 
 import numpy as np
 
-import envs
-import policies
-from envs.core.aec import turns
-from training.evaluate import make_env
-from training.stats import z_value
+from climbrl import envs
+from climbrl import policies
+from climbrl.envs.core.aec import turns
+from climbrl.training.evaluate import make_env
+from climbrl.training.stats import z_value
 
 from .common import machine, write_json
 

@@ -1,6 +1,6 @@
 """Timing helpers shared by the benchmark scripts: interleaved repetitions, median and spread,
-and the one output format of :mod:`benchmarks.daifugo`, :mod:`benchmarks.doudizhu` and
-``climbrl bench`` (:mod:`benchmarks.envs`): a line per measurement as it finishes, then a
+and the one output format of :mod:`climbrl.benchmarks.daifugo`, :mod:`climbrl.benchmarks.doudizhu` and
+``climbrl bench`` (:mod:`climbrl.benchmarks.envs`): a line per measurement as it finishes, then a
 table per unit of the median, min and max of the repetitions."""
 
 from __future__ import annotations

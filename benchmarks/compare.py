@@ -1,12 +1,12 @@
 """climbrl side by side with RLCard, DouZero and OpenSpiel: speed and Dou Dizhu correctness.
 
-    python -m benchmarks.compare [--seconds 1] [--repeats 5] [--json PATH]
+    python -m climbrl.benchmarks.compare [--seconds 1] [--repeats 5] [--json PATH]
     climbrl bench --compare [same options]
 
 One process run, every figure with interleaved repetitions (each repetition runs every case
 once, in turn, so machine drift hits all alike), reported as median and spread (min, max):
 
-* Dou Dizhu random play, games/s and steps/s: our engine (``benchmarks.doudizhu.bench_engine``:
+* Dou Dizhu random play, games/s and steps/s: our engine (``climbrl.benchmarks.doudizhu.bench_engine``:
   bidding included; one ``DoudizhuGame`` for all repetitions, each dealing new games), our
   wrapped PettingZoo env (``bench_env``: observation and mask every step; ``env()`` as users
   get it, and ``raw_env()`` to show what PettingZoo's ``OrderEnforcingWrapper`` costs),
@@ -14,15 +14,15 @@ once, in turn, so machine drift hits all alike), reported as median and spread (
   and without its observation tensor each step. Moves are uniform over the legal ones, drawn
   with ``random.Random``.
 * Legal-move generation for the same fresh 20-card landlord hands leading a trick
-  (``benchmarks.doudizhu.landlord_hands``), microseconds per call: ours twice, with its
+  (``climbrl.benchmarks.doudizhu.landlord_hands``), microseconds per call: ours twice, with its
   per-rank-mask tables warmed on 20,000 *other* hands (its steady state; no hand timed was
   seen before: the target uses this one) and as a new generator whose first table fills are
   counted (``bench_legal_moves``); RLCard's judger, DouZero's ``MovesGener``, OpenSpiel's
   ``legal_actions`` on positions scripted to hold exactly those 20 cards (no cache anywhere).
-* Daifugo and President random play, steps/s, engine and env (``benchmarks.daifugo``).
-* Self-play frames/s: ours through ``training.benchmark.frames_per_second`` when that module
+* Daifugo and President random play, steps/s, engine and env (``climbrl.benchmarks.daifugo``).
+* Self-play frames/s: ours through ``climbrl.training.benchmark.frames_per_second`` when that module
   exists, next to DouZero's DMC actor loop (see :func:`douzero_dmc_fps`).
-* The Dou Dizhu legal-move cross-check of :mod:`benchmarks.crosscheck`.
+* The Dou Dizhu legal-move cross-check of :mod:`climbrl.benchmarks.crosscheck`.
 
 Peers that are not installed are skipped with a line saying so
 (``pip install -e '.[bench]'``). The ratios of the targets are computed from the medians of
@@ -69,7 +69,7 @@ milliseconds, so a moment of contention for the CPU would otherwise decide it.""
 """Other hands that fill our generator's per-rank-mask tables before the timed (fresh) hands:
 the generator's steady state in a long run; the new-generator figure is printed too."""
 OPENSPIEL_LEGAL = "openspiel: legal_actions (C++)"
-OURS_TRAINER = "ours: training.benchmark"
+OURS_TRAINER = "ours: climbrl.training.benchmark"
 DMC_ACTOR = "douzero: DMC actor loop"
 
 TARGETS = (
@@ -100,7 +100,7 @@ def positive(kind: type, name: str) -> Callable[[str], float]:
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
-        prog="python -m benchmarks.compare", description=__doc__.splitlines()[0]
+        prog="python -m climbrl.benchmarks.compare", description=__doc__.splitlines()[0]
     )
     parser.add_argument("--seconds", type=positive(float, "--seconds"), default=1.0,
                         help="time per measurement (default 1)")
@@ -140,7 +140,7 @@ def _subset(text: str, allowed: tuple[str, ...], option: str) -> list[str]:
 
 def interleave_dicts(cases: dict[str, Callable[[], dict[str, float]]],
                      repeats: int) -> dict[str, dict[str, list[float]]]:
-    """Like :func:`benchmarks.common.interleaved` for cases returning several figures."""
+    """Like :func:`climbrl.benchmarks.common.interleaved` for cases returning several figures."""
     out: dict[str, dict[str, list[float]]] = {name: {} for name in cases}
     for _ in range(repeats):
         for name, fn in cases.items():
@@ -157,8 +157,8 @@ def column(results: dict[str, dict[str, list[float]]], key: str) -> dict[str, li
 
 
 def doudizhu_play(installed: dict, seconds: float, repeats: int, seed: int) -> dict:
-    from envs import doudizhu_v1
-    from envs.doudizhu.engine import DoudizhuGame
+    from climbrl.envs import doudizhu_v1
+    from climbrl.envs.doudizhu.engine import DoudizhuGame
 
     from .doudizhu import bench_engine, bench_env
 
@@ -196,8 +196,8 @@ def _played(run: Callable[[], int], seconds: float) -> Callable[[], dict[str, fl
 
 
 def legal_moves(installed: dict, hands_count: int, repeats: int, seed: int) -> dict:
-    from envs.doudizhu.catalog import get_catalog
-    from envs.doudizhu.moves import MoveGenerator
+    from climbrl.envs.doudizhu.catalog import get_catalog
+    from climbrl.envs.doudizhu.moves import MoveGenerator
 
     from .doudizhu import bench_legal_moves, landlord_hands
 
@@ -247,8 +247,8 @@ def _us_per_call(peer, hands: list[int]) -> float:
 
 
 def daifugo_play(seconds: float, repeats: int, seed: int) -> dict:
-    from envs import daifugo_v1, president_v1
-    from envs.daifugo import DaifugoGame, Rules
+    from climbrl.envs import daifugo_v1, president_v1
+    from climbrl.envs.daifugo import DaifugoGame, Rules
 
     from .daifugo import engine_steps, env_steps
 
@@ -269,13 +269,13 @@ def daifugo_play(seconds: float, repeats: int, seed: int) -> dict:
 
 
 def trainer(installed: dict, seconds: float, repeats: int) -> dict:
-    """Our trainer's frames/s (``training.benchmark.frames_per_second``) next to DouZero's DMC
+    """Our trainer's frames/s (``climbrl.training.benchmark.frames_per_second``) next to DouZero's DMC
     actor loop, both with torch on one thread."""
     cases: dict[str, Callable[[], float]] = {}
-    if importlib.util.find_spec("training.benchmark") is None:
-        print("\nskipped: our trainer's frames/s (training.benchmark does not exist yet)")
+    if importlib.util.find_spec("climbrl.training.benchmark") is None:
+        print("\nskipped: our trainer's frames/s (climbrl.training.benchmark does not exist yet)")
     else:
-        from training.benchmark import frames_per_second
+        from climbrl.training.benchmark import frames_per_second
 
         cases[OURS_TRAINER] = lambda: _frames(frames_per_second(TRAINER_GAME, seconds))
     if "douzero" in installed:
@@ -442,7 +442,7 @@ def targets(figures: dict[str, dict[str, list[float]]]) -> list[dict]:
 
 
 def describe_machine() -> str:
-    """``benchmarks.common.machine()`` with the CPU model and count, and the OS."""
+    """``climbrl.benchmarks.common.machine()`` with the CPU model and count, and the OS."""
     model = ""
     try:
         with open("/proc/cpuinfo") as f:
@@ -456,7 +456,7 @@ def describe_machine() -> str:
 
 def main(argv: list[str] | None = None) -> dict:
     args = parse_args(argv)
-    command = "python -m benchmarks.compare " + " ".join(sys.argv[1:] if argv is None else argv)
+    command = "python -m climbrl.benchmarks.compare " + " ".join(sys.argv[1:] if argv is None else argv)
     print(f"machine: {describe_machine()}")
     print(f"command: {command.strip()}")
     installed = {}

@@ -27,7 +27,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from envs.doudizhu.cards import (
+from climbrl.envs.doudizhu.cards import (
     BLACK_JOKER,
     CHAIN_RANKS,
     NUM_RANKS,
@@ -270,8 +270,8 @@ def run_check(peers: dict, deals: int, seed: int) -> dict:
     """Cross-check ``deals`` random deals and :data:`EDGE_POSITIONS` against every peer adapter
     in ``peers``; returns the counts per peer and class, every disagreement, and how many
     positions were compared or could not be represented."""
-    from envs.core.game import IllegalActionError
-    from envs.doudizhu.engine import DoudizhuGame
+    from climbrl.envs.core.game import IllegalActionError
+    from climbrl.envs.doudizhu.engine import DoudizhuGame
 
     game = DoudizhuGame()
     cat = game.catalog

@@ -1,10 +1,10 @@
 """Daifugo / President speed: random play through the raw engine and the wrapped PettingZoo
 env (observation and mask every step), and microseconds per legal-move call.
 
-    python -m benchmarks.daifugo [--seconds 1] [--repeats 3] [--seed 0] [--json FILE]
+    python -m climbrl.benchmarks.daifugo [--seconds 1] [--repeats 3] [--seed 0] [--json FILE]
 
-(``climbrl bench`` runs it with :mod:`benchmarks.doudizhu`; the output format is
-:func:`benchmarks.common.measure`'s.)
+(``climbrl bench`` runs it with :mod:`climbrl.benchmarks.doudizhu`; the output format is
+:func:`climbrl.benchmarks.common.measure`'s.)
 
 Targets (this project's 2-core machine): engine >= 60,000 steps/s with legal-move
 generation, wrapped 4-player env >= 15,000 steps/s.
@@ -18,8 +18,8 @@ import time
 
 import numpy as np
 
-from envs import daifugo_v1, president_v1
-from envs.daifugo import DaifugoGame, Rules
+from climbrl.envs import daifugo_v1, president_v1
+from climbrl.envs.daifugo import DaifugoGame, Rules
 
 from .common import machine, measure, parser, timed_rate, write_json
 

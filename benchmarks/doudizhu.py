@@ -1,9 +1,9 @@
 """Dou Dizhu speed benchmark.
 
-    python -m benchmarks.doudizhu [--seconds 1] [--repeats 3] [--seed 0] [--hands 20000] [--json FILE]
+    python -m climbrl.benchmarks.doudizhu [--seconds 1] [--repeats 3] [--seed 0] [--hands 20000] [--json FILE]
 
-Prints, in the format of :func:`benchmarks.common.measure` (``climbrl bench`` runs it after
-:mod:`benchmarks.daifugo`):
+Prints, in the format of :func:`climbrl.benchmarks.common.measure` (``climbrl bench`` runs it after
+:mod:`climbrl.benchmarks.daifugo`):
   * microseconds per legal-move call for fresh 20-card landlord hands leading a trick (the
     structural generator itself, not the per-hand cache; target <= 25 us on average), from a
     new generator so the first fills of its per-mask tables are included, and again once its
@@ -15,8 +15,8 @@ Prints, in the format of :func:`benchmarks.common.measure` (``climbrl bench`` ru
     samples from the mask with ``np.flatnonzero(mask.view(bool))``, ten times faster than on the
     int8 mask itself.
 
-Random moves are drawn with ``random.Random.randrange`` (as in :mod:`benchmarks.daifugo` and
-:mod:`benchmarks.compare` for the peers), not numpy's ``Generator.integers``, whose per-call cost
+Random moves are drawn with ``random.Random.randrange`` (as in :mod:`climbrl.benchmarks.daifugo` and
+:mod:`climbrl.benchmarks.compare` for the peers), not numpy's ``Generator.integers``, whose per-call cost
 (about a microsecond) would be counted as engine time; the deals still come from numpy.
 """
 
@@ -35,7 +35,7 @@ STEPS, GAMES, US = "steps/s", "games/s", "us/call"
 
 def landlord_hands(count: int, seed: int) -> list[int]:
     """Fresh 20-card hands: a random seat's 17 cards plus the kitty, from random deals."""
-    from envs.doudizhu.engine import DoudizhuGame
+    from climbrl.envs.doudizhu.engine import DoudizhuGame
 
     game = DoudizhuGame()
     rng = np.random.default_rng(seed)
@@ -47,8 +47,8 @@ def landlord_hands(count: int, seed: int) -> list[int]:
 
 
 def bench_legal_moves(count: int, seed: int) -> dict[str, float]:
-    from envs.doudizhu.catalog import get_catalog
-    from envs.doudizhu.moves import MoveGenerator
+    from climbrl.envs.doudizhu.catalog import get_catalog
+    from climbrl.envs.doudizhu.moves import MoveGenerator
 
     hands = landlord_hands(count, seed)
     gen = MoveGenerator(get_catalog())
@@ -72,7 +72,7 @@ def bench_legal_moves(count: int, seed: int) -> dict[str, float]:
 def bench_engine(seconds: float, seed: int, game=None) -> dict[str, float]:
     """Random play through the engine for ``seconds``; ``game`` reuses a ``DoudizhuGame`` (and
     its move generator's tables) instead of making a new one."""
-    from envs.doudizhu.engine import DoudizhuGame
+    from climbrl.envs.doudizhu.engine import DoudizhuGame
 
     game = game or DoudizhuGame()
     rng = np.random.default_rng(seed)
@@ -93,7 +93,7 @@ def bench_engine(seconds: float, seed: int, game=None) -> dict[str, float]:
 def bench_env(seconds: float, seed: int, wrapped: bool = True, env=None) -> dict[str, float]:
     """``doudizhu_v1.env()`` in random play, or ``raw_env()`` (no PettingZoo order-enforcing
     wrapper) when ``wrapped`` is false; ``env`` reuses an env made earlier."""
-    from envs import doudizhu_v1
+    from climbrl.envs import doudizhu_v1
 
     if env is None:
         env = doudizhu_v1.env() if wrapped else doudizhu_v1.raw_env()
@@ -120,8 +120,8 @@ def bench_env(seconds: float, seed: int, wrapped: bool = True, env=None) -> dict
 def legal_move_us(hands: list[int], warm: bool) -> float:
     """Microseconds per ``lead`` call over ``hands`` from a new generator; ``warm``: after an
     unmeasured first pass over the same hands (its tables filled)."""
-    from envs.doudizhu.catalog import get_catalog
-    from envs.doudizhu.moves import MoveGenerator
+    from climbrl.envs.doudizhu.catalog import get_catalog
+    from climbrl.envs.doudizhu.moves import MoveGenerator
 
     gen = MoveGenerator(get_catalog())
     if warm:
@@ -136,8 +136,8 @@ def legal_move_us(hands: list[int], warm: bool) -> float:
 def measure_all(seconds: float, repeats: int, seed: int = 0,
                 hands: int = 20000) -> dict[str, dict[str, list[float]]]:
     """Every case, interleaved, printed as it goes; unit -> case -> figures."""
-    from envs import doudizhu_v1
-    from envs.doudizhu.engine import DoudizhuGame
+    from climbrl.envs import doudizhu_v1
+    from climbrl.envs.doudizhu.engine import DoudizhuGame
 
     fresh = landlord_hands(hands, seed)
     legal = {

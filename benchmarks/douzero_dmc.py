@@ -1,8 +1,8 @@
 """DouZero's own DMC trainer (``douzero.dmc``) for a wall-time budget, resumable: one leg of
-:mod:`benchmarks.time_to_strength`. Run it with a Python where ``pip install douzero gitpython``
+:mod:`climbrl.benchmarks.time_to_strength`. Run it with a Python where ``pip install douzero gitpython``
 worked, from the repository root::
 
-    python -m benchmarks.douzero_dmc --minutes 15 --savedir runs/dz --xpid dmc [DouZero's options]
+    python -m climbrl.benchmarks.douzero_dmc --minutes 15 --savedir runs/dz --xpid dmc [DouZero's options]
 
 DouZero trains until its frame budget and has no time budget, so this driver adds one and
 changes nothing else: its ``train(flags)`` runs as it is (its default network, actors and
@@ -80,7 +80,7 @@ def _actor(*args):
     """DouZero's actor, ending with the driver however the driver ends (SIGKILL included)."""
     from douzero.dmc import utils
 
-    from training.children import exit_with_parent
+    from climbrl.training.children import exit_with_parent
 
     exit_with_parent(os.getppid())
     return utils.act(*args)
@@ -108,7 +108,7 @@ def main(argv=None) -> int:
     import torch
     from douzero.dmc import dmc, file_writer
 
-    from benchmarks.douzero_dmc import _actor  # by its module name: the spawned actors import it
+    from climbrl.benchmarks.douzero_dmc import _actor  # by its module name: the spawned actors import it
 
     # DouZero's run metadata copies the whole environment into meta.json and fails outside a
     # git branch; the driver keeps only the dates and the arguments

@@ -8,7 +8,7 @@ the cards nobody has shown, every seat's plays, cards left, bombs: never another
 cards), encodes it with DouZero's own ``douzero.env.env.get_obs`` and plays the legal move its
 network values highest. The moves scored are the env's legal moves (the action mask), written
 as DouZero's card lists; where DouZero's move generator differs from our rules (both jokers as
-single kickers, a pile read one way only: see ``benchmarks.crosscheck``) the env's rules win.
+single kickers, a pile read one way only: see ``climbrl.benchmarks.crosscheck``) the env's rules win.
 
 DouZero has no bidding: it plays Dou Dizhu only with the landlord fixed (``climbrl eval
 --landlord fixed``); a bidding decision is refused with an error saying so.
@@ -33,9 +33,9 @@ from typing import Any
 
 import numpy as np
 
-from envs.doudizhu.cards import parse
-from policies.base import Player, legal_ids
-from policies.neural import files_digest
+from climbrl.envs.doudizhu.cards import parse
+from climbrl.policies.base import Player, legal_ids
+from climbrl.policies.neural import files_digest
 
 from .peers import douzero_cards
 
@@ -151,7 +151,7 @@ class DouZeroPlayer(Player):
         import torch
         from douzero.dmc.models import model_dict
 
-        from envs.doudizhu.engine import DoudizhuGame
+        from climbrl.envs.doudizhu.engine import DoudizhuGame
 
         self.game_types = (DoudizhuGame,)
         self.folder = str(folder)
@@ -203,7 +203,7 @@ class DouZeroPlayer(Player):
 
 
 def load(folder: str, game: str, seed=None, **knobs) -> DouZeroPlayer:
-    """The player of spec ``douzero:<folder>`` (``policies.load`` calls it)."""
+    """The player of spec ``douzero:<folder>`` (``climbrl.policies.load`` calls it)."""
     if game != "doudizhu":
         raise ValueError(f"douzero:{folder} is a Dou Dizhu player, not a {game!r} one")
     if knobs:

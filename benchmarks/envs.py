@@ -1,9 +1,9 @@
 """Every game's environment speed in one run: what ``climbrl bench`` prints.
 
-    python -m benchmarks.envs [--seconds 1] [--repeats 3] [--seed 0] [--hands 20000] [--json FILE]
+    python -m climbrl.benchmarks.envs [--seconds 1] [--repeats 3] [--seed 0] [--hands 20000] [--json FILE]
 
-Daifugo and President (:mod:`benchmarks.daifugo`), then Dou Dizhu (:mod:`benchmarks.doudizhu`),
-in one format (:func:`benchmarks.common.measure`): a line per measurement as it finishes, then
+Daifugo and President (:mod:`climbrl.benchmarks.daifugo`), then Dou Dizhu (:mod:`climbrl.benchmarks.doudizhu`),
+in one format (:func:`climbrl.benchmarks.common.measure`): a line per measurement as it finishes, then
 the tables of medians. The JSON file holds ``machine`` and each script's figures by game.
 """
 

@@ -1,7 +1,7 @@
-"""sb3-contrib's MaskablePPO on one Daifugo seat (:func:`envs.wrappers.single_seat`):
+"""sb3-contrib's MaskablePPO on one Daifugo seat (:func:`climbrl.envs.wrappers.single_seat`):
 points per round against ``random`` and ``scripted-easy`` tables as training goes on.
 
-    python -m benchmarks.maskable_ppo [--minutes 12] [--eval-minutes 3] [--opponent scripted-easy]
+    python -m climbrl.benchmarks.maskable_ppo [--minutes 12] [--eval-minutes 3] [--opponent scripted-easy]
         [--deals 50] [--json out.json]
 
 The agent trains at seat 0 of a 4-player, 1-round Daifugo table against three ``--opponent``
@@ -23,8 +23,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from envs.wrappers import single_seat
-from training.stats import mean_ci
+from climbrl.envs.wrappers import single_seat
+from climbrl.training.stats import mean_ci
 
 from .common import machine
 

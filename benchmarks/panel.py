@@ -1,7 +1,7 @@
 """One player against a level on a fixed panel of tables: the strength targets of the trained
 CPUs, table by table, on duplicate deals with 95% intervals.
 
-    python -m benchmarks.panel --game daifugo --player cpus/daifugo --against scripted-medium
+    python -m climbrl.benchmarks.panel --game daifugo --player cpus/daifugo --against scripted-medium
         [--tables 4p 3p-off-r7 ...] [--deals 200] [--seed 21] [--workers 1] [--out DIR]
 
 Each table is one ``climbrl eval`` of the player in one seat and the level in the others
@@ -28,7 +28,7 @@ import re
 import sys
 from pathlib import Path
 
-from training.errors import raise_on_sigterm
+from climbrl.training.errors import raise_on_sigterm
 
 from .common import machine
 from .time_to_strength import (LANDLORD, PEASANTS, BenchmarkError, Parser, Table, evaluate,
@@ -98,7 +98,7 @@ def markdown(game: str, player: str, against: str, rows: list[dict]) -> str:
 
 
 def build_parser() -> Parser:
-    p = Parser(prog="python -m benchmarks.panel", description=__doc__.split("\n\n")[0])
+    p = Parser(prog="python -m climbrl.benchmarks.panel", description=__doc__.split("\n\n")[0])
     p.add_argument("--game", required=True, choices=sorted(TABLES))
     p.add_argument("--player", required=True, help="the player spec evaluated (a CPU path, "
                    "search:<cpu>, a scripted level...)")

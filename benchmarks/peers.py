@@ -1,8 +1,8 @@
-"""The peer libraries of :mod:`benchmarks.compare`: RLCard, DouZero and OpenSpiel, each seen
+"""The peer libraries of :mod:`climbrl.benchmarks.compare`: RLCard, DouZero and OpenSpiel, each seen
 through one small adapter (random play loops, legal-move generation, positions set up from
 our cards). Nothing here is imported by the project itself; every peer is optional.
 
-Cards cross the boundary as our packed rank counts (:mod:`envs.doudizhu.cards`):
+Cards cross the boundary as our packed rank counts (:mod:`climbrl.envs.doudizhu.cards`):
 
 ==========  ==============================================  ===================================
 peer        its card form                                   conversion
@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from envs.doudizhu.cards import (
+from climbrl.envs.doudizhu.cards import (
     BLACK_JOKER,
     FULL_DECK,
     HAND_SIZE,

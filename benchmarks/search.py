@@ -1,14 +1,14 @@
 """Thinking time of the searching CPU (``search:<cpu>``) next to ``scripted-hard``: milliseconds
 per decision (median and 99th percentile) and decisions per second.
 
-    python -m benchmarks.search [--players search:cpus/daifugo scripted-hard] [--positions 200]
+    python -m climbrl.benchmarks.search [--players search:cpus/daifugo scripted-hard] [--positions 200]
         [--repeats 3] [--seed 0] [--json FILE]
 
 The positions are the decisions with at least two legal moves of games that ``scripted-medium``
 plays in every seat (the same positions for every player, fixed by ``--seed``): Daifugo with
 4 players and 3 rounds under the standard rules, President with 4 players, and Dou Dizhu.
 Every player is re-seeded before each position, so a repetition replays the same searches;
-repetitions are interleaved (:func:`benchmarks.common.measure`). A player spec whose CPU does
+repetitions are interleaved (:func:`climbrl.benchmarks.common.measure`). A player spec whose CPU does
 not fit a game's table (``cpus/daifugo`` in Dou Dizhu) is skipped there with a line saying so.
 """
 
@@ -19,9 +19,9 @@ import time
 
 import numpy as np
 
-import policies
-from envs import daifugo_v1, doudizhu_v1, president_v1
-from envs.core.aec import turns
+from climbrl import policies
+from climbrl.envs import daifugo_v1, doudizhu_v1, president_v1
+from climbrl.envs.core.aec import turns
 
 from .common import machine, measure, parser, write_json
 

@@ -1,7 +1,7 @@
 """Self-play training throughput: frames (decisions trained on by the learner) per second of
 ``climbrl train`` with N actor processes, and of DouZero's own DMC on the same machine.
 
-    python -m benchmarks.selfplay [--configs daifugo4 doudizhu]
+    python -m climbrl.benchmarks.selfplay [--configs daifugo4 doudizhu]
         [--actors 1 2] [--seconds 45] [--warmup 15] [--douzero-python /path/to/python]
         [--backends local ray] [--repeats 1]
 
@@ -61,7 +61,7 @@ def ours(config: str, actors: int, seconds: float, warmup: float, workdir: Path,
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
     name = f"{Path(config).stem}_a{actors}_{backend}"
-    cmd = [sys.executable, "-m", "training.cli", "train", "--config", config,
+    cmd = [sys.executable, "-m", "climbrl.cli", "train", "--config", config,
            "--actors", str(actors), "--backend", backend,
            "--minutes", str((seconds + warmup) / 60),
            "--eval-every-frames", "0", "--progress", "false", "--log-seconds", "1",
@@ -114,9 +114,9 @@ def douzero(python: str, actors: int, seconds: float, warmup: float, workdir: Pa
 def parameters(config: str) -> dict[str, int]:
     """Parameters of each role's network for a config (DouZero: 1.46M landlord, 1.52M
     peasant)."""
-    from policies.network import build_network
-    from policies.spec import make_game, roles, seat_rows
-    from training.config import make_args
+    from climbrl.policies.network import build_network
+    from climbrl.policies.spec import make_game, roles, seat_rows
+    from climbrl.training.config import make_args
 
     args = make_args(config)
     game = make_game(**args.game_kwargs())

@@ -1,4 +1,4 @@
-"""Load benchmark of the table server: ``python -m benchmarks.table [--rooms 100] [--matches 1]``.
+"""Load benchmark of the table server: ``python -m climbrl.benchmarks.table [--rooms 100] [--matches 1]``.
 
 Starts ``climbrl serve`` on a loopback port (a subprocess, a fresh database), opens ``--rooms``
 rooms against the computer (``--level medium`` CPUs in the other seats, no pacing) and plays
@@ -48,7 +48,7 @@ def free_port() -> int:
 def start_server(port: int, db: Path, workers: int) -> subprocess.Popen:
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "training.cli", "serve", "--port", str(port), "--db", str(db),
+        [sys.executable, "-m", "climbrl.cli", "serve", "--port", str(port), "--db", str(db),
          "--rate", "100000", "--workers", str(workers)],
         cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )

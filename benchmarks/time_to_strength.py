@@ -2,13 +2,13 @@
 machine, against scripted-medium and scripted-hard (and, for Dou Dizhu, the same curve for
 DouZero's own DMC trainer at equal wall time and cores).
 
-    python -m benchmarks.time_to_strength --game daifugo --config configs/daifugo4.yaml \\
+    python -m climbrl.benchmarks.time_to_strength --game daifugo --config configs/daifugo4.yaml \\
         --marks 15 30 60 120 --deals 500 [--workers 2] [--out DIR]
-    python -m benchmarks.time_to_strength --game doudizhu --config configs/doudizhu.yaml \\
+    python -m climbrl.benchmarks.time_to_strength --game doudizhu --config configs/doudizhu.yaml \\
         --marks 15 30 60 120 --deals 500 --douzero-python .venv-douzero/bin/python
-    python -m benchmarks.time_to_strength --game daifugo --config daifugo4 --marks 15 30 \\
+    python -m climbrl.benchmarks.time_to_strength --game daifugo --config daifugo4 --marks 15 30 \\
         --keep-only runs/<run>          # copy a long run's checkpoint as it passes each mark
-    python -m benchmarks.time_to_strength --game daifugo --config daifugo4 --marks 15 30 \\
+    python -m climbrl.benchmarks.time_to_strength --game daifugo --config daifugo4 --marks 15 30 \\
         --deals 500 --eval-only runs/tts/marks/climbrl [15=path 30=path ...]
 
 **Training.** One run, trained with successive ``climbrl train`` invocations (the first
@@ -19,7 +19,7 @@ counts too). ``--train KEY=VALUE`` adds a setting to the first invocation (``act
 core). At each mark the checkpoint is copied to ``marks/climbrl/<M>min/`` with ``mark.json``
 (minutes, seconds trained, frames) and exported (``climbrl export``, the CPU that is played).
 DouZero (``--douzero-python P``, a Python where ``pip install douzero gitpython`` and climbrl's
-requirements are installed) trains the same way through :mod:`benchmarks.douzero_dmc` (its
+requirements are installed) trains the same way through :mod:`climbrl.benchmarks.douzero_dmc` (its
 trainer unchanged: CPU actor and learner, one actor, its default network) into
 ``marks/douzero/<M>min/`` (one weights file per position). ``--trainers douzero`` (or
 ``climbrl``) trains and evaluates that curve alone, so the two can run at different times on
@@ -39,7 +39,7 @@ the 95% interval. Dou Dizhu: DouZero's duel (``--landlord fixed``): WP as landlo
 peasants of the level, and as both peasants against its landlord, with 95% intervals.
 
 **Output.** A line per step as it goes; at the end a table per figure in the layout of
-:mod:`benchmarks.common`, ``results.json`` and ``results.md`` (the markdown table for the
+:mod:`climbrl.benchmarks.common`, ``results.json`` and ``results.md`` (the markdown table for the
 README) in ``--out``.
 
 **Other modes.** ``--keep-only RUN`` trains nothing: it watches ``RUN/checkpoint.pt`` (any
@@ -67,7 +67,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from training.errors import raise_on_sigterm
+from climbrl.training.errors import raise_on_sigterm
 
 from .common import machine
 
@@ -234,7 +234,7 @@ class ClimbrlCurve(Curve):
         return checkpoint_counters(path)
 
     def leg(self, minutes: float) -> None:
-        cmd = [sys.executable, "-m", "training.cli", "train"]
+        cmd = [sys.executable, "-m", "climbrl.cli", "train"]
         if (self.run_dir / CHECKPOINT).is_file():
             cmd += ["--resume", str(self.run_dir)]
         else:  # a new run (a folder without a checkpoint holds nothing to lose)
@@ -254,7 +254,7 @@ class ClimbrlCurve(Curve):
 
 @dataclass
 class DouZeroCurve(Curve):
-    """DouZero's DMC through :mod:`benchmarks.douzero_dmc`, run by ``douzero_python``."""
+    """DouZero's DMC through :mod:`climbrl.benchmarks.douzero_dmc`, run by ``douzero_python``."""
 
     douzero_python: str = ""
     save_minutes: int = int(DEFAULT_CHECKPOINT_MINUTES)
@@ -271,7 +271,7 @@ class DouZeroCurve(Curve):
         return float(data["elapsed"]), int(data["frames"])
 
     def leg(self, minutes: float) -> None:
-        cmd = [self.douzero_python, "-m", "benchmarks.douzero_dmc", "--minutes", repr(minutes),
+        cmd = [self.douzero_python, "-m", "climbrl.benchmarks.douzero_dmc", "--minutes", repr(minutes),
                "--savedir", str(self.run_dir.parent), "--xpid", DOUZERO_XPID,
                "--save_interval", str(max(1, self.save_minutes))]
         rc = run_child(cmd, self.log, env=douzero_env())
@@ -288,14 +288,14 @@ class DouZeroCurve(Curve):
 
 
 def douzero_env() -> dict[str, str]:
-    """The repository on the path of the DouZero Python (for benchmarks.douzero_dmc)."""
+    """The repository on the path of the DouZero Python (for climbrl.benchmarks.douzero_dmc)."""
     path = os.environ.get("PYTHONPATH")
     return {"PYTHONPATH": str(ROOT) + (os.pathsep + path if path else "")}
 
 
 def checkpoint_counters(path: Path) -> tuple[float, int]:
     """Seconds trained and frames recorded in a climbrl checkpoint."""
-    from training import checkpoint
+    from climbrl.training import checkpoint
 
     counters = checkpoint.load(path)["counters"]
     return float(counters["elapsed"]), int(counters["frames"])
@@ -306,7 +306,7 @@ def export(folder: Path, log: Path) -> None:
     fails, a line says so and the checkpoint itself is evaluated."""
     if (folder / EXPORT_DIR / "cpu.json").is_file():
         return
-    cmd = [sys.executable, "-m", "training.cli", "export", str(folder / CHECKPOINT),
+    cmd = [sys.executable, "-m", "climbrl.cli", "export", str(folder / CHECKPOINT),
            "--out", str(folder / EXPORT_DIR)]
     if run_child(cmd, log) != 0:
         say(f"  export failed ({log_tail(log)}): the checkpoint itself is evaluated")
@@ -444,7 +444,7 @@ def evaluate(table: Table, spec: str, opponent: str, out: Path, python: str,
     """``climbrl eval`` of ``spec`` against ``opponent`` into ``out`` (resumed if it was
     interrupted, read back at once if it is finished; refused, naming the weights, if a CPU
     at the same path has changed since); its figures (:func:`figures`)."""
-    cmd = [python, "-m", "training.cli", "eval", *table.args(), "--players",
+    cmd = [python, "-m", "climbrl.cli", "eval", *table.args(), "--players",
            ",".join(table.lineup(spec, opponent)), "--out", str(out)]
     env = douzero_env() if spec.startswith("douzero:") else None
     check_child(run_child(cmd, log, env), f"climbrl eval of {spec} vs {opponent}", log)
@@ -518,7 +518,7 @@ def headlines(game: str) -> list[tuple[str, Callable[[dict], dict], str]]:
 
 
 def print_tables(game: str, rows: list[dict]) -> None:
-    """The layout of :func:`benchmarks.common.print_table`, with the interval's ends for min
+    """The layout of :func:`climbrl.benchmarks.common.print_table`, with the interval's ends for min
     and max."""
     for title, pick, unit in headlines(game):
         say(f"\n{title}")
@@ -560,7 +560,7 @@ class Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> Parser:
-    p = Parser(prog="python -m benchmarks.time_to_strength",
+    p = Parser(prog="python -m climbrl.benchmarks.time_to_strength",
                description=__doc__.splitlines()[0], allow_abbrev=False)
     p.add_argument("--game", required=True, choices=GAMES)
     p.add_argument("--config", required=True, help="training config: a file or a shipped name")
@@ -615,7 +615,7 @@ def check(args) -> dict:
     for setting in args.train:
         if "=" not in setting or not setting.partition("=")[0].strip():
             raise BenchmarkError(f"--train needs KEY=VALUE, got {setting!r}")
-    from training.config import find_config, load_yaml
+    from climbrl.training.config import find_config, load_yaml
 
     try:
         settings = load_yaml(find_config(args.config))
@@ -633,7 +633,7 @@ def check(args) -> dict:
             raise BenchmarkError("--douzero-python: DouZero plays Dou Dizhu only")
         try:
             probe = subprocess.run(
-                [args.douzero_python, "-c", "import douzero.dmc, training.evaluate"],
+                [args.douzero_python, "-c", "import douzero.dmc, climbrl.training.evaluate"],
                 capture_output=True, text=True, env={**os.environ, **douzero_env()})
             failed, said = probe.returncode != 0, probe.stderr
         except OSError as err:
@@ -649,7 +649,7 @@ def check(args) -> dict:
 
 
 def eval_table(args, settings: dict) -> Table:
-    from training.evaluate import DEFAULT_TABLE
+    from climbrl.training.evaluate import DEFAULT_TABLE
 
     rules = dict(settings.get("rules") or {})
     rounds = args.rounds if args.rounds is not None else rules.pop("rounds", None)

@@ -1,19 +1,16 @@
 """climbrl environments: PettingZoo AEC environments for climbing card games.
 
-``from envs import daifugo_v1, president_v1, doudizhu_v1`` imports an environment module;
-importing :mod:`envs` registers them with PettingZoo so that
+``from climbrl.envs import daifugo_v1, president_v1, doudizhu_v1`` imports an environment module;
+importing :mod:`climbrl.envs` registers them with PettingZoo so that
 ``pettingzoo.make("aec", "climbrl/daifugo-v1")`` works (the modules load on first use);
-:data:`GAMES` registers each game (:class:`envs.core.game.GameEntry`: its env module, engine,
+:data:`GAMES` registers each game (:class:`climbrl.envs.core.game.GameEntry`: its env module, engine,
 bots and table sizes), the one place that lists them; :data:`ENV_MODULES` names each game's
 current module.
 
-The rules engines (:mod:`envs.daifugo`, :mod:`envs.doudizhu`) are pure Python and numpy; only
-the ``*_vN`` adapter modules and :mod:`envs.core.aec` import PettingZoo. With numpy alone
-installed, ``import envs`` and the engines still work: the ids are registered only when
+The rules engines (:mod:`climbrl.envs.daifugo`, :mod:`climbrl.envs.doudizhu`) are pure Python and numpy; only
+the ``*_vN`` adapter modules and :mod:`climbrl.envs.core.aec` import PettingZoo. With numpy alone
+installed, ``import climbrl.envs`` and the engines still work: the ids are registered only when
 PettingZoo is there and has its registry (:data:`PETTINGZOO_FLOOR` on).
-
-``envs`` is a generic name (another package on PyPI has it): :data:`PROJECT` marks this one,
-and :func:`policies.install.check_envs` refuses any other (install climbrl in its own virtualenv).
 """
 
 from __future__ import annotations
@@ -23,19 +20,17 @@ import warnings
 
 from .core.game import GameEntry
 
-PROJECT = "climbrl"
-"""marks this ``envs`` as climbrl's"""
 PETTINGZOO_FLOOR = "1.27"
 """the first PettingZoo with ``pettingzoo.register`` and ``pettingzoo.aec_registry``"""
 GAMES: dict[str, GameEntry] = {
-    "daifugo": GameEntry("daifugo", "Daifugo", "envs.daifugo_v1", "envs.daifugo",
-                         table_sizes=(3, 4), default_players=4, bots="policies.daifugo",
+    "daifugo": GameEntry("daifugo", "Daifugo", "climbrl.envs.daifugo_v1", "climbrl.envs.daifugo",
+                         table_sizes=(3, 4), default_players=4, bots="climbrl.policies.daifugo",
                          train_config="daifugo4"),
-    "president": GameEntry("president", "President", "envs.president_v1", "envs.daifugo",
+    "president": GameEntry("president", "President", "climbrl.envs.president_v1", "climbrl.envs.daifugo",
                            table_sizes=tuple(range(3, 9)), default_players=4,
-                           bots="policies.daifugo", train_config="president"),
-    "doudizhu": GameEntry("doudizhu", "Dou Dizhu", "envs.doudizhu_v1", "envs.doudizhu",
-                          table_sizes=(3, 4), default_players=3, bots="policies.doudizhu",
+                           bots="climbrl.policies.daifugo", train_config="president"),
+    "doudizhu": GameEntry("doudizhu", "Dou Dizhu", "climbrl.envs.doudizhu_v1", "climbrl.envs.doudizhu",
+                          table_sizes=(3, 4), default_players=3, bots="climbrl.policies.doudizhu",
                           train_config="doudizhu"),
 }
 """every game, by name (Daifugo and President share one engine and its bots)"""
@@ -44,9 +39,9 @@ DEFAULT_GAME = "daifugo"
 ENV_MODULES = {name: entry.env_module for name, entry in GAMES.items()}
 """the current environment module of each game"""
 ENV_IDS = {
-    "climbrl/daifugo-v1": "envs.daifugo_v1:env",
-    "climbrl/president-v1": "envs.president_v1:env",
-    "climbrl/doudizhu-v1": "envs.doudizhu_v1:env",
+    "climbrl/daifugo-v1": "climbrl.envs.daifugo_v1:env",
+    "climbrl/president-v1": "climbrl.envs.president_v1:env",
+    "climbrl/doudizhu-v1": "climbrl.envs.doudizhu_v1:env",
 }
 
 

@@ -19,7 +19,7 @@ landlord takes the kitty, shows it, holds 20 cards and leads; the other two play
 peasants. Players beat the last play with a higher play of the same shape, or pass; bombs and
 the rocket beat every shape. The first seat out of cards wins for its side. The rules are
 those of `docs/rules.md` (Dou Dizhu section, rulings included); the engine
-is `envs.doudizhu` (pure Python, no PettingZoo). The variants are arguments (see Variants).
+is `climbrl.envs.doudizhu` (pure Python, no PettingZoo). The variants are arguments (see Variants).
 
 ## Agents and turns
 
@@ -193,8 +193,8 @@ one out of range a `ValueError`, each naming the argument.
 
 from __future__ import annotations
 
-from envs.core.aec import CardGameEnv, wrap
-from envs.doudizhu.engine import DoudizhuConfig, DoudizhuGame
+from climbrl.envs.core.aec import CardGameEnv, wrap
+from climbrl.envs.doudizhu.engine import DoudizhuConfig, DoudizhuGame
 
 
 def env(**kwargs):

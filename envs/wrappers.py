@@ -2,7 +2,7 @@
 the multi-agent wrappers of Tianshou and RLlib.
 
 * :func:`single_seat`: one seat of a game against fixed opponents (any player of
-  :func:`policies.load`, or player objects) as a ``gymnasium.Env`` with a flat ``Box``
+  :func:`climbrl.policies.load`, or player objects) as a ``gymnasium.Env`` with a flat ``Box``
   observation (the env's observation vector), ``Discrete`` actions and ``action_masks()``,
   the interface of sb3-contrib's ``MaskablePPO``::
 
@@ -51,9 +51,9 @@ def make(game: str, **kwargs):
 
 
 def _player(game: str, opponent: Any):
-    """A player object from a registry name (``policies.load``) or a player as it is."""
+    """A player object from a registry name (``climbrl.policies.load``) or a player as it is."""
     if isinstance(opponent, str):
-        import policies
+        from climbrl import policies
 
         return policies.load(game, opponent)
     for method in ("bind", "act", "seed"):

@@ -3,7 +3,7 @@
 A player is bound to a game (the engine's fixed facts: catalog, rules) once, then asked for
 moves::
 
-    player = policies.load("daifugo", "medium", seed=0)
+    player = climbrl.policies.load("daifugo", "medium", seed=0)
     player.bind(env.unwrapped.game)
     action = player.act(observation, env.unwrapped.view(seat))
 
@@ -22,14 +22,14 @@ from typing import Any
 
 import numpy as np
 
-from envs.core.checks import as_real, as_seed
+from climbrl.envs.core.checks import as_real, as_seed
 
 
 class Player:
     """Base class of every player. Subclasses implement :meth:`act`; those that need the
     engine's tables (catalog, deck) read ``self.game`` after :meth:`bind`."""
 
-    #: the registry name (``"medium"``, a checkpoint path...), set by :func:`policies.load`
+    #: the registry name (``"medium"``, a checkpoint path...), set by :func:`climbrl.policies.load`
     name: str = "player"
     #: the engine classes this player can play (empty: any game); :meth:`bind` refuses others
     game_types: tuple[type, ...] = ()

@@ -4,7 +4,7 @@ As docs/rules.md describes them (a different move at each request): the first ca
 in a position gives the best move of a scripted ranking, the next call the second best, and so
 on, wrapping around; a new position starts again from the best.
 
->>> hints = Hints(policies.load("daifugo", "scripted-medium").bind(env.unwrapped.game))
+>>> hints = Hints(climbrl.policies.load("daifugo", "scripted-medium").bind(env.unwrapped.game))
 >>> hints.next(observation, view)          # doctest: +SKIP
 """
 

@@ -1,9 +1,9 @@
-"""A human at the terminal, as a player like any other (:class:`policies.base.Player`).
+"""A human at the terminal, as a player like any other (:class:`climbrl.policies.base.Player`).
 
 It shows the position (hand, pile, state), reads a move typed as card text (``7s 7h``,
 ``pass``, ``give 3s``; Dou Dizhu ``33344``, ``bid 2``), rejects an illegal one with the reason,
 and answers ``moves`` (the legal moves by shape), ``hint`` (the next suggestion,
-:mod:`policies.hints`), ``help`` (the game's own) and ``quit`` / ``exit`` (or end of input).
+:mod:`climbrl.policies.hints`), ``help`` (the game's own) and ``quit`` / ``exit`` (or end of input).
 Text that reads as a move is always a move, so a Dou Dizhu ``Q`` plays the queen. When
 ``pass`` is the only legal move it passes with a line saying so (``auto_pass=False``: it asks).
 Input and output are functions, so tests drive it with scripted lines.
@@ -52,7 +52,7 @@ class TerminalPlayer(Player):
 
     def bind(self, game) -> TerminalPlayer:
         if game is not self.game:
-            import policies
+            from climbrl import policies
 
             super().bind(game)
             self.talk = talk_for(self.game_name, game)
@@ -100,10 +100,10 @@ class TerminalPlayer(Player):
 
 def talk_for(game_name: str, game):
     """The terminal text of ``game_name`` for ``game``: the ``TALK`` of the game's bots package
-    (``envs.GAMES``; ``DaifugoTalk``, ``DoudizhuTalk``)."""
+    (``climbrl.envs.GAMES``; ``DaifugoTalk``, ``DoudizhuTalk``)."""
     import importlib
 
-    import envs
+    from climbrl import envs
 
     bots = envs.GAMES[game_name].bots if game_name in envs.GAMES else None
     if bots is None:

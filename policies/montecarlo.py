@@ -16,7 +16,7 @@ import time
 
 import numpy as np
 
-from envs.core.checks import as_int_in, as_real
+from climbrl.envs.core.checks import as_int_in, as_real
 
 #: a candidate replaces the scripted choice only when better by this many standard errors
 DEFAULT_SWITCH_Z = 1.5
@@ -121,5 +121,5 @@ class DeterminizedSearch:
 
     def rollout_move(self, state, legal: list[int], rnd: random.Random) -> int:
         """The fast rollout policy's move in ``state`` (``legal``: its legal moves, two or
-        more), for playouts cut short by another player (:mod:`policies.search`)."""
+        more), for playouts cut short by another player (:mod:`climbrl.policies.search`)."""
         raise NotImplementedError

@@ -14,7 +14,7 @@ The first pair layer is a sum of a state part and a move part, so scoring N move
 gather, one add and the small head per move; the move part of every catalog action can be
 precomputed once per weight update (:meth:`QNetwork.move_codes`). Sizes come from the game:
 observation size and bounds from its layout, move features from the game's action feature table,
-the movers' one-hot from its seat rows (:func:`policies.spec.seat_rows`). The feature table is
+the movers' one-hot from its seat rows (:func:`climbrl.policies.spec.seat_rows`). The feature table is
 a buffer outside the weights: :meth:`QNetwork.use_features` makes the same weights score the
 moves of another catalog of the game (another table's rules), or of several at once (tables
 stacked, each id shifted by its table's offset, as the trainer does).

@@ -7,7 +7,7 @@
 * a training checkpoint (``runs/<run>/checkpoint.pt`` or the run directory), run with torch.
 
 Either way the recorded spec (what the network reads: game, env version, observation layout,
-action features' schema; see :func:`policies.spec.check_spec`) is checked against the game
+action features' schema; see :func:`climbrl.policies.spec.check_spec`) is checked against the game
 the player is bound to (``game`` at load when it is an engine or an env; a game name only has
 to match, and the engine is rebuilt from the spec at the first move unless ``bind`` gives
 one), and a mismatch raises a ``ValueError`` naming what differs. A Daifugo or President
@@ -22,7 +22,7 @@ moves. Weaker levels: ``temperature`` samples moves with probability proportiona
 ``top_k`` keeps only the k best moves before choosing.
 
 A damaged or foreign file (a ``cpu.json`` cut short, an unreadable ``.onnx``, a damaged
-checkpoint) raises a :class:`~policies.spec.CheckpointError` (a ``ValueError``) naming the file
+checkpoint) raises a :class:`~climbrl.policies.spec.CheckpointError` (a ``ValueError``) naming the file
 and what is wrong with it.
 """
 
@@ -49,7 +49,7 @@ ONNX_INPUTS = ("obs", "hist_features", "hist_movers", "move_features", "move_seg
 """an exported model's inputs: observations [B, O] float32, the history's action features
 [B, H, F] and one-hot relative movers [B, H, P] float32, the legal moves' action features
 [N, F] float32 and the decision of each move [N] int64 (rows of the game's action feature
-table; see :func:`policies.spec.lookup_tables`)"""
+table; see :func:`climbrl.policies.spec.lookup_tables`)"""
 OUTPUT = "q"
 SHARED_TABLES = 16
 """action tables whose scorers shared networks keep (a server's tables of several rules)"""
@@ -311,7 +311,7 @@ def load_checkpoint(path: str | Path, game=None, keep: int = 1, **knobs) -> Neur
 
 
 def checkpoint_networks(path: str | Path, keep: int = 1) -> Networks:
-    from training import checkpoint
+    from climbrl.training import checkpoint
 
     from .network import NetConfig, QNetwork
 

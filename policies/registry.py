@@ -1,20 +1,20 @@
-"""Finding players by name: ``policies.load(game, name_or_path, **knobs)``.
+"""Finding players by name: ``climbrl.policies.load(game, name_or_path, **knobs)``.
 
 Names, per game (``daifugo``, ``president``, ``doudizhu``):
 
 - ``random``: uniform over the legal moves;
 - ``scripted-easy``, ``scripted-medium``, ``scripted-hard``: the scripted levels;
 - ``easy``, ``medium``, ``hard``: the game's CPU levels, looked up in ``configs/cpus.yaml``
-  (game -> level -> spec; the shipped copy, :mod:`policies.install`, unless ``config=``
+  (game -> level -> spec; the shipped copy, :mod:`climbrl.policies.install`, unless ``config=``
   names another file), so a level can be pointed at a trained CPU (a relative path there is
   read from the config's folder: ``hard: ../cpus/daifugo``);
 - ``search:<path>``: that trained CPU searching at play time with the scripted hard player's
-  Monte Carlo (:mod:`policies.search`), knobs after colons: ``search:cpus/daifugo:top_k=4``;
+  Monte Carlo (:mod:`climbrl.policies.search`), knobs after colons: ``search:cpus/daifugo:top_k=4``;
 - a path (anything with a ``/``, a checkpoint suffix, or an existing file): handed to
-  ``policies.neural.load(path, game)``, the trainer's module; ``cpus/NAME``, when the working
+  ``climbrl.policies.neural.load(path, game)``, the trainer's module; ``cpus/NAME``, when the working
   directory has no such folder, is the shipped CPU of that name (``cpus/daifugo``);
 - ``douzero:<folder>`` (Dou Dizhu): a checkpoint of DouZero's own trainer, played through
-  :mod:`benchmarks.douzero_player` (needs ``pip install douzero``; landlord fixed only).
+  :mod:`climbrl.benchmarks.douzero_player` (needs ``pip install douzero``; landlord fixed only).
 
 A spec may carry knobs after colons: ``scripted-hard:rollouts=400:candidates=8``, a path too
 (``cpus/daifugo:temperature=0.5``: the trailing ``key=value`` parts, unless the whole text is
@@ -29,7 +29,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-import envs
+from climbrl import envs
 
 from . import search
 from .base import Player, RandomPlayer
@@ -37,7 +37,7 @@ from .fallback import FallbackPlayer
 from .install import shipped
 
 GAMES = tuple(envs.GAMES)
-"""the games registered when this module was imported (``envs.GAMES`` is read on each call)"""
+"""the games registered when this module was imported (``climbrl.envs.GAMES`` is read on each call)"""
 LEVELS = ("easy", "medium", "hard")
 SCRIPTED_PREFIX = "scripted-"
 RANDOM = "random"
@@ -58,7 +58,7 @@ def known_names(game: str) -> list[str]:
 def cpu_levels(game: str, config: str | os.PathLike | None = None) -> dict[str, str | list[str]]:
     """The level -> spec table of ``game`` from the CPU config (``configs/cpus.yaml``): a spec,
     or a list of them, the first that can play a table seated there
-    (:class:`policies.fallback.FallbackPlayer`)."""
+    (:class:`climbrl.policies.fallback.FallbackPlayer`)."""
     import yaml
 
     _check_game(game)
@@ -109,7 +109,7 @@ def load(
     """The player called ``name_or_path`` for ``game`` (module docstring), seeded with
     ``seed``. Unknown names raise ``ValueError`` listing the known ones. ``shared``: a dict
     the caller keeps, in which trained CPUs' networks are loaded once and shared by every
-    player loaded with it (``policies.neural.load``)."""
+    player loaded with it (``climbrl.policies.neural.load``)."""
     _check_game(game)
     if isinstance(name_or_path, os.PathLike):
         name_or_path = os.fspath(name_or_path)
@@ -235,7 +235,7 @@ def _shipped_cpu(path: str) -> str:
 
 def _load_douzero(folder: str, game: str, seed: int | None, knobs: dict) -> Player:
     """A DouZero checkpoint folder; the adapter module is imported only here."""
-    from benchmarks import douzero_player
+    from climbrl.benchmarks import douzero_player
 
     return douzero_player.load(folder, game, seed, **knobs)
 
@@ -243,11 +243,11 @@ def _load_douzero(folder: str, game: str, seed: int | None, knobs: dict) -> Play
 def _load_checkpoint(path: str, game: str, seed: int | None, knobs: dict,
                      shared: dict | None = None) -> Player:
     try:
-        neural = importlib.import_module("policies.neural")
+        neural = importlib.import_module("climbrl.policies.neural")
     except ModuleNotFoundError as err:
-        if err.name in ("policies.neural", "policies"):
+        if err.name in ("climbrl.policies.neural", "policies"):
             raise ValueError(
-                f"loading the checkpoint {path!r} needs policies.neural (the trainer's module), "
+                f"loading the checkpoint {path!r} needs climbrl.policies.neural (the trainer's module), "
                 "which this tree does not have yet"
             ) from err
         raise
@@ -256,8 +256,8 @@ def _load_checkpoint(path: str, game: str, seed: int | None, knobs: dict,
     player = neural.load(path, game, **knobs) if knobs else neural.load(path, game)
     if not isinstance(player, Player):
         raise ValueError(
-            f"policies.neural.load({path!r}, {game!r}) returned {type(player).__name__}, "
-            "not a policies.base.Player"
+            f"climbrl.policies.neural.load({path!r}, {game!r}) returned {type(player).__name__}, "
+            "not a climbrl.policies.base.Player"
         )
     if seed is not None:
         player.seed(seed)
@@ -266,7 +266,7 @@ def _load_checkpoint(path: str, game: str, seed: int | None, knobs: dict,
 
 def _load_search(game: str, spec: str, seed: int | None, folder: Path | None,
                  knobs: dict, shared: dict | None = None) -> Player:
-    """The searching CPU ``search:<path>:knob=value...`` (:mod:`policies.search`); a relative
+    """The searching CPU ``search:<path>:knob=value...`` (:mod:`climbrl.policies.search`); a relative
     path is read from ``folder`` when given (the CPU config's)."""
     path, texts = search.split_spec(spec)
     if folder is not None:

@@ -1,8 +1,8 @@
 """``search:<cpu>``: a trained network that searches at play time, the strongest CPU level.
 
-The network (any CPU :func:`policies.neural.load` reads: an exported folder or a checkpoint)
+The network (any CPU :func:`climbrl.policies.neural.load` reads: an exported folder or a checkpoint)
 ranks the legal moves; the determinized Monte Carlo of the game's ``scripted-hard`` player
-(:class:`policies.montecarlo.DeterminizedSearch`, with that game's hand sampler, position
+(:class:`climbrl.policies.montecarlo.DeterminizedSearch`, with that game's hand sampler, position
 rebuild and fast rollout policy) then checks the network's best candidates. Each decision of
 the play phase:
 
@@ -45,9 +45,9 @@ from typing import Any
 
 import numpy as np
 
-from envs import GAMES
-from envs.core.checks import as_int_in, as_real
-from envs.core.game import seat_observation
+from climbrl.envs import GAMES
+from climbrl.envs.core.checks import as_int_in, as_real
+from climbrl.envs.core.game import seat_observation
 
 from .base import Player, legal_ids
 from .montecarlo import DEFAULT_SWITCH_Z, DeterminizedSearch, paired_pick
@@ -78,7 +78,7 @@ def is_spec(spec: Any) -> bool:
 
 def split_spec(spec: str) -> tuple[str, list[str]]:
     """``"search:cpus/x:top_k=3"`` -> ``("cpus/x", ["top_k=3"])``: the CPU path and the knob
-    texts (for :func:`policies.registry.parse_spec`)."""
+    texts (for :func:`climbrl.policies.registry.parse_spec`)."""
     if not is_spec(spec):
         raise ValueError(f"a searching CPU is named {PREFIX}{SEPARATOR}<cpu path>, got {spec!r}")
     path, *knobs = spec.strip()[len(PREFIX) + 1 :].split(SEPARATOR)
@@ -90,7 +90,7 @@ def split_spec(spec: str) -> tuple[str, list[str]]:
 class NetworkSearch(Player):
     """A network's ranking checked by the scripted hard player's search (module docstring).
 
-    ``network``: a :class:`policies.neural.NeuralPlayer` (its ``scores``); ``make_searcher``:
+    ``network``: a :class:`climbrl.policies.neural.NeuralPlayer` (its ``scores``); ``make_searcher``:
     ``(**knobs) -> DeterminizedSearch`` player of the game (``scripted-hard`` with the budget
     knobs ``rollouts``, ``time_ms``, ``switch_z``). Knobs: ``top_k``, ``scripted``, ``lead``,
     ``setup``, ``prior``, ``leaf``, ``value`` and those three; ``time_ms`` caps a decision's

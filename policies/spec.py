@@ -19,9 +19,9 @@ live game). Other games (Dou Dizhu) are also checked on their config, player cou
 action table. The reward mode is never compared: it changes what a seat earns, not what
 the network reads. A model of another env version is refused in one line saying why.
 
-Roles, sides and starts come from the game (``envs.core.game``): :func:`roles`, :func:`role_of`
+Roles, sides and starts come from the game (``climbrl.envs.core.game``): :func:`roles`, :func:`role_of`
 and the rest read its members, with the defaults of one seat-relative network (role
-``"seat"``) for an engine without them; games are made through the registry ``envs.GAMES``.
+``"seat"``) for an engine without them; games are made through the registry ``climbrl.envs.GAMES``.
 """
 
 from __future__ import annotations
@@ -32,8 +32,8 @@ from typing import Any
 
 import numpy as np
 
-from envs import GAMES, game_entry
-from envs.core.game import GameDefaults
+from climbrl.envs import GAMES, game_entry
+from climbrl.envs.core.game import GameDefaults
 
 SEAT_ROLES = GameDefaults.roles
 HIDDEN_MOVE_SUFFIX = "?"

@@ -6,7 +6,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from envs.daifugo import DaifugoGame, Rules
+from climbrl.envs.daifugo import DaifugoGame, Rules
 
 
 @lru_cache(maxsize=None)

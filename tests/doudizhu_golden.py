@@ -34,8 +34,8 @@ def random_game(game, seed: int) -> dict:
 
 def bot_game(env, seed: int) -> dict:
     """A game of the scripted bots through the env, dealt with ``env.reset(seed=seed)``."""
-    import policies
-    from envs.core.aec import turns
+    from climbrl import policies
+    from climbrl.envs.core.aec import turns
 
     raw = env.unwrapped
     players = [policies.load("doudizhu", spec, seed=seed + i).bind(raw.game)
@@ -56,7 +56,7 @@ def record(game, env) -> dict:
 
 
 if __name__ == "__main__":
-    from envs import doudizhu_v1
-    from envs.doudizhu import DoudizhuGame
+    from climbrl.envs import doudizhu_v1
+    from climbrl.envs.doudizhu import DoudizhuGame
 
     GOLDEN.write_text(json.dumps(record(DoudizhuGame(), doudizhu_v1.env())) + "\n")

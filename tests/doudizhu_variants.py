@@ -3,7 +3,7 @@ arguments), and how many random games the invariant harness plays of each."""
 
 from __future__ import annotations
 
-from envs.doudizhu import DoudizhuConfig, DoudizhuGame
+from climbrl.envs.doudizhu import DoudizhuConfig, DoudizhuGame
 
 VARIANTS = {
     "classic": {},

@@ -67,7 +67,7 @@ def start_server(tmp: Path, *extra: str) -> tuple[subprocess.Popen, str]:
     log = open(tmp / "serve.log", "w")
     env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONUNBUFFERED": "1"}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "training.cli", "serve", "--host", "127.0.0.1", "--port", str(port),
+        [sys.executable, "-m", "climbrl.cli", "serve", "--host", "127.0.0.1", "--port", str(port),
          "--db", str(tmp / "rooms.db"), *extra],
         stdout=log, stderr=subprocess.STDOUT, env=env,
     )

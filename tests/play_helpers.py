@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from envs.core.aec import turns
+from climbrl.envs.core.aec import turns
 
 
 def live_turns(env, seeds):
     """Every decision of the games dealt with ``seeds`` (``env.reset(seed=...)``): yields
-    ``(agent, observation, seat)`` (:func:`envs.core.aec.turns`) and the caller steps the env."""
+    ``(agent, observation, seat)`` (:func:`climbrl.envs.core.aec.turns`) and the caller steps the env."""
     for seed in seeds:
         env.reset(seed=seed)
         yield from turns(env)

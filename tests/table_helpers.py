@@ -9,9 +9,9 @@ import socket
 import threading
 import time
 
-from envs.core.bits import iter_bits
-from training.table import app as app_module
-from training.table.client import TableClient
+from climbrl.envs.core.bits import iter_bits
+from climbrl.play.server import app as app_module
+from climbrl.play.server.client import TableClient
 
 FAST = {"rate": 10_000, "burst": 10_000, "cpu_backend": "thread"}
 

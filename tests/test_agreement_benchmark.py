@@ -1,8 +1,8 @@
-"""``benchmarks.agreement``: the share of a scripted player's decisions a CPU repeats."""
+"""``climbrl.benchmarks.agreement``: the share of a scripted player's decisions a CPU repeats."""
 
 from __future__ import annotations
 
-from benchmarks.agreement import agreement, main
+from climbrl.benchmarks.agreement import agreement, main
 
 
 def test_the_teacher_agrees_with_itself_and_random_does_not():

@@ -8,11 +8,11 @@ import warnings
 import numpy as np
 import pytest
 
-import policies
-from envs import daifugo_v1, doudizhu_v1, president_v1
-from envs.core.aec import turns
-from envs.daifugo.rules import MAX_ROUNDS, Rules
-from envs.doudizhu.evaluator import HandEvaluator
+from climbrl import policies
+from climbrl.envs import daifugo_v1, doudizhu_v1, president_v1
+from climbrl.envs.core.aec import turns
+from climbrl.envs.daifugo.rules import MAX_ROUNDS, Rules
+from climbrl.envs.doudizhu.evaluator import HandEvaluator
 
 
 def started(module=daifugo_v1, **kwargs):
@@ -311,7 +311,7 @@ def test_unknown_reset_options_still_warn_for_pettingzoo():
 def test_player_seed_may_be_a_list_of_entropy_words():
     # the trainer's periodic evaluation seeds its opponents with [seed, stream, seat]; the
     # strict seed check first refused that list (a TypeError in the middle of training)
-    import policies
+    from climbrl import policies
 
     a = policies.load("daifugo", "random", seed=[1, 0, 0])
     b = policies.load("daifugo", "random", seed=[1, 0, 0])

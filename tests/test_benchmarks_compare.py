@@ -1,4 +1,4 @@
-"""Smoke test of ``benchmarks.compare`` with a tiny budget (speed is not asserted), and checks of
+"""Smoke test of ``climbrl.benchmarks.compare`` with a tiny budget (speed is not asserted), and checks of
 the cross-check's own reading of docs/rules.md. Peers that are not installed are skipped by the
 script itself, so this passes with and without them."""
 
@@ -8,9 +8,9 @@ import json
 
 import pytest
 
-from benchmarks import compare, crosscheck, peers
-from envs.doudizhu.cards import parse
-from envs.doudizhu.catalog import get_catalog
+from climbrl.benchmarks import compare, crosscheck, peers
+from climbrl.envs.doudizhu.cards import parse
+from climbrl.envs.doudizhu.catalog import get_catalog
 
 TINY = ["--seconds", "0.02", "--repeats", "1", "--hands", "3", "--check-deals", "3"]
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from training import evaluate
+from climbrl.training import evaluate
 from trainer_helpers import one_error_line
-from training.cli import main as cli
+from climbrl.cli import main as cli
 
 CPU_DAIFUGO = Path(__file__).resolve().parents[1] / "cpus" / "daifugo"
 SMALL_EVAL = ["eval", "--game", "daifugo", "--players", "random,random,random", "--deals", "1",
@@ -88,7 +88,7 @@ def test_a_tournament_of_checkpoint_players_runs_torch_on_one_thread(tmp_path):
     import subprocess
     import sys
 
-    from training.dmc import train
+    from climbrl.training.dmc import train
     from trainer_helpers import small_args
 
     if (os.cpu_count() or 1) < 2:
@@ -96,7 +96,7 @@ def test_a_tournament_of_checkpoint_players_runs_torch_on_one_thread(tmp_path):
     run = train(small_args(tmp_path, total_frames=64))
     argv = [*SMALL_EVAL[:3], "--players", f"{run['run_dir']},random,random,random",
             *SMALL_EVAL[5:], "--out", str(tmp_path / "ev")]
-    script = ("from training.cli import main\n"
+    script = ("from climbrl.cli import main\n"
               f"rc = main({argv!r})\n"
               "import torch\n"
               "print(rc, torch.get_num_threads())\n")

@@ -11,13 +11,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-import policies
-from envs import daifugo_v1, doudizhu_v1
-from envs.doudizhu.engine import DoudizhuGame
-from policies.fallback import FallbackPlayer
-from policies.neural import NeuralPlayer
-from policies.registry import split_path_spec
-from training.evaluate import play_game
+from climbrl import policies
+from climbrl.envs import daifugo_v1, doudizhu_v1
+from climbrl.envs.doudizhu.engine import DoudizhuGame
+from climbrl.policies.fallback import FallbackPlayer
+from climbrl.policies.neural import NeuralPlayer
+from climbrl.policies.registry import split_path_spec
+from climbrl.training.evaluate import play_game
 
 ROOT = Path(__file__).resolve().parent.parent
 CPUS = ROOT / "cpus"
@@ -168,7 +168,7 @@ def test_a_cpu_file_written_again_is_loaded_again(tmp_path):
 
 
 def test_the_table_workers_load_each_cpu_once():
-    from training.table import cpu
+    from climbrl.play.server import cpu
 
     cpu._networks.clear()
     players = [cpu._load("doudizhu", "easy", np.random.SeedSequence([room, seat]))

@@ -11,9 +11,9 @@ import pytest
 from pettingzoo.test import api_test, render_test, seed_test
 
 import envs  # noqa: F401  (registers the environments)
-from envs import daifugo_v1, president_v1
-from envs.core.aec import IllegalMoveWarning
-from envs.daifugo.rules import Rules
+from climbrl.envs import daifugo_v1, president_v1
+from climbrl.envs.core.aec import IllegalMoveWarning
+from climbrl.envs.daifugo.rules import Rules
 
 ENV_CONFIGS = [
     (daifugo_v1, dict(players=4)),

@@ -16,10 +16,10 @@ import numpy as np
 import pytest
 
 from daifugo_helpers import game_for
-from envs.daifugo import PHASE_EXCHANGE, PHASE_PLAY
-from envs.daifugo.cards import JOKER_RANK, NUM_RANKS, RANK_3, RANK_8, RANK_J, SUIT_SPADES
-from envs.daifugo.catalog import GIVE, PASS, RUN, SET, SINGLE
-from envs.daifugo.rules import REVOLUTION_SIZE, Rules
+from climbrl.envs.daifugo import PHASE_EXCHANGE, PHASE_PLAY
+from climbrl.envs.daifugo.cards import JOKER_RANK, NUM_RANKS, RANK_3, RANK_8, RANK_J, SUIT_SPADES
+from climbrl.envs.daifugo.catalog import GIVE, PASS, RUN, SET, SINGLE
+from climbrl.envs.daifugo.rules import REVOLUTION_SIZE, Rules
 
 HOUSE_RULES = Rules.HOUSE_RULES
 CONFIGS = [

@@ -7,10 +7,10 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from envs.daifugo import Catalog, DaifugoGame, Rules
-from envs.daifugo.catalog import FEATURE_SCHEMA
-from envs.daifugo.observation import CHOICES, SWITCHES
-from envs.daifugo.rules import PRESET_PLAYERS
+from climbrl.envs.daifugo import Catalog, DaifugoGame, Rules
+from climbrl.envs.daifugo.catalog import FEATURE_SCHEMA
+from climbrl.envs.daifugo.observation import CHOICES, SWITCHES
+from climbrl.envs.daifugo.rules import PRESET_PLAYERS
 
 CATALOGS: dict[tuple, Catalog] = {}
 
@@ -154,7 +154,7 @@ def test_games_of_one_catalog_key_share_the_catalog():
 
 
 def test_documented_sizes_are_the_layouts():
-    from envs import daifugo_v1, president_v1
+    from climbrl.envs import daifugo_v1, president_v1
 
     daifugo = daifugo_v1.env().unwrapped.game.layout.size
     president = president_v1.env().unwrapped.game.layout.size

@@ -1,7 +1,7 @@
 """Damaged model files: a checkpoint, a ``cpu.json`` or an ``.onnx`` that is empty, cut short,
 random or foreign raises a :class:`CheckpointError` (a ``ValueError``) naming the file and
-what is wrong with it, wherever it is read: resuming, exporting, ``policies.neural.load`` and
-``policies.load`` of a path. (Regression: torch's RuntimeError / EOFError / UnpicklingError,
+what is wrong with it, wherever it is read: resuming, exporting, ``climbrl.policies.neural.load`` and
+``climbrl.policies.load`` of a path. (Regression: torch's RuntimeError / EOFError / UnpicklingError,
 a JSONDecodeError with no file name, onnxruntime's InvalidProtobuf.)"""
 
 from __future__ import annotations
@@ -13,13 +13,13 @@ from pathlib import Path
 import pytest
 import torch
 
-import policies
-from policies import neural
-from training import checkpoint
-from training.checkpoint import CheckpointError
-from training.config import make_args
-from training.dmc import train
-from training.export import export
+from climbrl import policies
+from climbrl.policies import neural
+from climbrl.training import checkpoint
+from climbrl.training.checkpoint import CheckpointError
+from climbrl.training.config import make_args
+from climbrl.training.dmc import train
+from climbrl.training.export import export
 
 from trainer_helpers import small_args
 

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from envs.daifugo.rules import Rules
-from envs.doudizhu.catalog import Kind
+from climbrl.envs.daifugo.rules import Rules
+from climbrl.envs.doudizhu.catalog import Kind
 
 ROOT = Path(__file__).resolve().parent.parent
 RULES_DOC = ROOT / "docs" / "rules.md"

@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 import re
 
-from benchmarks import daifugo, doudizhu
-from training.cli import main as climbrl
+from climbrl.benchmarks import daifugo, doudizhu
+from climbrl.cli import main as climbrl
 
 TINY = ["--seconds", "0.02", "--repeats", "2"]
 TABLE_HEADER = re.compile(r"^case +median +min +max  unit$", re.M)

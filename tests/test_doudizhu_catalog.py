@@ -8,8 +8,8 @@ from math import comb
 import numpy as np
 import pytest
 
-from envs.doudizhu.cards import CardParseError, format_cards, parse
-from envs.doudizhu.catalog import ACTION_FEATURES, CatalogError, Kind, get_catalog
+from climbrl.envs.doudizhu.cards import CardParseError, format_cards, parse
+from climbrl.envs.doudizhu.catalog import ACTION_FEATURES, CatalogError, Kind, get_catalog
 
 CAT = get_catalog()
 
@@ -172,7 +172,7 @@ def test_action_features_table():
 
 
 def test_play_values_paste_back():
-    from envs.doudizhu.catalog import Play, Reading  # noqa: F401 (used by eval)
+    from climbrl.envs.doudizhu.catalog import Play, Reading  # noqa: F401 (used by eval)
 
     play = Play.parse("666555444333")
     assert repr(play) == "Play.parse('333444555666')" and eval(repr(play)) == play

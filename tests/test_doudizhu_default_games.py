@@ -8,8 +8,8 @@ import json
 
 import pytest
 
-from envs import doudizhu_v1
-from envs.doudizhu import DoudizhuGame
+from climbrl.envs import doudizhu_v1
+from climbrl.envs.doudizhu import DoudizhuGame
 
 from doudizhu_golden import BOT_SEEDS, GOLDEN, RANDOM_SEEDS, bot_game, random_game
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from envs.core.game import IllegalActionError
-from envs.doudizhu.cards import FULL_DECK, format_cards, parse, size
-from envs.doudizhu.engine import DealError, DoudizhuConfig, DoudizhuGame, Phase
+from climbrl.envs.core.game import IllegalActionError
+from climbrl.envs.doudizhu.cards import FULL_DECK, format_cards, parse, size
+from climbrl.envs.doudizhu.engine import DealError, DoudizhuConfig, DoudizhuGame, Phase
 
 GAME = DoudizhuGame()
 WIN_GAME = DoudizhuGame(DoudizhuConfig(reward="win"))

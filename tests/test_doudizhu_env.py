@@ -13,9 +13,9 @@ import pytest
 from pettingzoo.test import api_test, render_test, seed_test
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
-import envs
-from envs import doudizhu_v1
-from envs.core.aec import IllegalMoveWarning
+from climbrl import envs
+from climbrl.envs import doudizhu_v1
+from climbrl.envs.core.aec import IllegalMoveWarning
 
 from doudizhu_variants import VARIANTS
 

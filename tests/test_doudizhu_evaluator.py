@@ -8,12 +8,12 @@ from functools import lru_cache
 import numpy as np
 import pytest
 
-from envs.doudizhu import DoudizhuConfig, DoudizhuGame
-from envs.doudizhu.cards import PHYSICAL_RANK, UNIT, parse, setup_for
-from envs.doudizhu.estimate import PlayEstimator
-from envs.doudizhu.evaluator import HandEvaluator, HandValue, bid_for
-from envs.doudizhu.catalog import get_catalog
-from envs.doudizhu.moves import MoveGenerator
+from climbrl.envs.doudizhu import DoudizhuConfig, DoudizhuGame
+from climbrl.envs.doudizhu.cards import PHYSICAL_RANK, UNIT, parse, setup_for
+from climbrl.envs.doudizhu.estimate import PlayEstimator
+from climbrl.envs.doudizhu.evaluator import HandEvaluator, HandValue, bid_for
+from climbrl.envs.doudizhu.catalog import get_catalog
+from climbrl.envs.doudizhu.moves import MoveGenerator
 
 EVAL = HandEvaluator()
 

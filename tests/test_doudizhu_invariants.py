@@ -8,11 +8,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from envs import doudizhu_v1
-from envs.core.aec import turns
-from envs.doudizhu import laizi
-from envs.doudizhu.cards import NUM_RANKS, counts
-from envs.doudizhu.engine import DoudizhuConfig, DoudizhuGame, Phase
+from climbrl.envs import doudizhu_v1
+from climbrl.envs.core.aec import turns
+from climbrl.envs.doudizhu import laizi
+from climbrl.envs.doudizhu.cards import NUM_RANKS, counts
+from climbrl.envs.doudizhu.engine import DoudizhuConfig, DoudizhuGame, Phase
 
 from doudizhu_variants import PLAYOUTS, VARIANTS, game_of
 

@@ -8,13 +8,13 @@ import random
 import numpy as np
 import pytest
 
-import policies
-from envs import doudizhu_v1
-from envs.core.aec import turns
-from envs.doudizhu.cards import UNIT, counts, parse
-from policies.doudizhu import EasyPlayer, MediumPlayer, SearchPlayer
-from policies.doudizhu.search import HandSampler
-from policies.search import NetworkSearch
+from climbrl import policies
+from climbrl.envs import doudizhu_v1
+from climbrl.envs.core.aec import turns
+from climbrl.envs.doudizhu.cards import UNIT, counts, parse
+from climbrl.policies.doudizhu import EasyPlayer, MediumPlayer, SearchPlayer
+from climbrl.policies.doudizhu.search import HandSampler
+from climbrl.policies.search import NetworkSearch
 
 from doudizhu_variants import VARIANTS
 from play_helpers import live_turns
@@ -36,7 +36,7 @@ def test_levels_resolve():
         assert isinstance(player.players[1], scripted)
         assert isinstance(policies.load("doudizhu", f"scripted-{level}"), scripted)
     # hard: scripted-hard's search led by its own first choices with the network's best added
-    # (policies.search, lead=scripted), scripted-hard itself at the variants
+    # (climbrl.policies.search, lead=scripted), scripted-hard itself at the variants
     hard = policies.load("doudizhu", "hard")
     search, scripted = hard.players
     assert isinstance(search, NetworkSearch) and isinstance(scripted, SearchPlayer)

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import pytest
 
-from envs.doudizhu.cards import FULL_DECK, contains, format_cards, parse
-from envs.doudizhu.catalog import CatalogError, Kind, Reading, get_catalog
-from envs.doudizhu.moves import MoveGenerator
+from climbrl.envs.doudizhu.cards import FULL_DECK, contains, format_cards, parse
+from climbrl.envs.doudizhu.catalog import CatalogError, Kind, Reading, get_catalog
+from climbrl.envs.doudizhu.moves import MoveGenerator
 
 CAT = get_catalog()
 GEN = MoveGenerator(CAT)

@@ -8,9 +8,9 @@ import itertools
 import numpy as np
 import pytest
 
-from envs.core.game import IllegalActionError
-from envs.doudizhu import DoudizhuConfig, DoudizhuGame, Phase, laizi
-from envs.doudizhu.cards import RANKS, UNIT, counts, format_cards, parse, size
+from climbrl.envs.core.game import IllegalActionError
+from climbrl.envs.doudizhu import DoudizhuConfig, DoudizhuGame, Phase, laizi
+from climbrl.envs.doudizhu.cards import RANKS, UNIT, counts, format_cards, parse, size
 
 ROB = DoudizhuGame(DoudizhuConfig(bidding="rob"))
 

@@ -1,6 +1,6 @@
-"""The DouZero adapter (``benchmarks.douzero_player``, the player spec ``douzero:<folder>``):
+"""The DouZero adapter (``climbrl.benchmarks.douzero_player``, the player spec ``douzero:<folder>``):
 the InfoSet it builds from a seat's view gives DouZero's own legal moves and observation, a
-DouZero checkpoint plays whole games, and its wall-time driver (``benchmarks.douzero_dmc``)
+DouZero checkpoint plays whole games, and its wall-time driver (``climbrl.benchmarks.douzero_dmc``)
 stops, saves and resumes. Everything but the one-line errors is skipped without DouZero."""
 
 from __future__ import annotations
@@ -15,13 +15,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import policies
-from benchmarks import crosscheck
-from benchmarks.peers import PASS, douzero_cards, from_douzero
-from envs.core.aec import turns
-from envs.doudizhu.cards import format_cards, parse
-from training import evaluate
-from training.cli import main as cli
+from climbrl import policies
+from climbrl.benchmarks import crosscheck
+from climbrl.benchmarks.peers import PASS, douzero_cards, from_douzero
+from climbrl.envs.core.aec import turns
+from climbrl.envs.doudizhu.cards import format_cards, parse
+from climbrl.training import evaluate
+from climbrl.cli import main as cli
 
 ROOT = Path(__file__).resolve().parents[1]
 POSITIONS = ("landlord", "landlord_down", "landlord_up")
@@ -56,7 +56,7 @@ def test_douzero_lists_our_legal_moves_for_random_fixed_landlord_positions():
     the InfoSet built from the view lists our legal moves, but for the rule differences known
     from the cross-check (both jokers as single kickers; a pile read one way only)."""
     needs_douzero()
-    from benchmarks.douzero_player import douzero_legal_moves, infoset_from_view
+    from climbrl.benchmarks.douzero_player import douzero_legal_moves, infoset_from_view
 
     env = evaluate.make_env("doudizhu", 3, None, {})
     rng = np.random.default_rng(7)
@@ -99,7 +99,7 @@ def test_infoset_from_the_view_is_douzeros_own_observation():
     from douzero.env.env import get_obs
     from douzero.env.game import GameEnv
 
-    from benchmarks.douzero_player import douzero_move, infoset_from_view
+    from climbrl.benchmarks.douzero_player import douzero_move, infoset_from_view
 
     env = evaluate.make_env("doudizhu", 3, None, {})
     cat = env.unwrapped.game.catalog
@@ -198,7 +198,7 @@ def test_douzero_trained_on_in_its_folder_is_another_player(tmp_path):
     # a `douzero:<folder>` tournament was resumed after DouZero had trained on in that folder:
     # the player had no fingerprint, so the new weights' tournament was the old one's.
     # Fake weight files: the fingerprint reads bytes, not networks (no DouZero needed)
-    from benchmarks.douzero_player import weight_files, weights_fingerprint
+    from climbrl.benchmarks.douzero_player import weight_files, weights_fingerprint
 
     folder = tmp_path / "dz"
     folder.mkdir()
@@ -231,15 +231,15 @@ def test_without_douzero_the_spec_is_one_line(capsys, monkeypatch, tmp_path):
 
 
 def test_the_wall_time_driver_stops_saves_and_resumes(tmp_path):
-    """benchmarks.douzero_dmc: a leg ends at its budget with DouZero's checkpoint and the
+    """climbrl.benchmarks.douzero_dmc: a leg ends at its budget with DouZero's checkpoint and the
     seconds it holds; a second leg resumes it (more seconds, at least as many frames) and
     only the newest weights stay."""
     needs_douzero()
     pytest.importorskip("douzero.dmc", reason="DouZero's DMC (with GitPython) not installed")
-    from benchmarks.douzero_player import weight_files
+    from climbrl.benchmarks.douzero_player import weight_files
 
     run = tmp_path / "dz" / "dmc"
-    cmd = [sys.executable, "-m", "benchmarks.douzero_dmc", "--minutes", "0.2", "--savedir",
+    cmd = [sys.executable, "-m", "climbrl.benchmarks.douzero_dmc", "--minutes", "0.2", "--savedir",
            str(run.parent), "--xpid", "dmc", "--batch_size", "1", "--unroll_length", "10"]
     subprocess.run(cmd, cwd=ROOT, check=True, capture_output=True, timeout=300)
     first = json.loads((run / "elapsed.json").read_text())

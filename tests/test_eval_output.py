@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from training import evaluate
-from training.cli import main as cli
-from training.results import GAMES_FILE
+from climbrl.training import evaluate
+from climbrl.cli import main as cli
+from climbrl.training.results import GAMES_FILE
 
 EVAL = ["eval", "--game", "daifugo", "--players", "random,easy,random", "--deals", "4",
         "--rounds", "1", "--workers", "1", "--no-progress", "--seed", "3"]
@@ -116,7 +116,7 @@ def test_default_out_is_the_same_for_the_same_command():
 @pytest.mark.skipif(multiprocessing.get_start_method() != "fork",
                     reason="the broken player reaches the workers by fork")
 def test_a_worker_error_is_one_line_naming_the_player(monkeypatch):
-    from policies.base import RandomPlayer
+    from climbrl.policies.base import RandomPlayer
 
     def broken(self, observation, view):
         raise ValueError("no legal move\nsecond line")
@@ -187,7 +187,7 @@ def wait_for(condition, what: str) -> None:
 
 
 def start_eval(out: Path, players: str) -> subprocess.Popen:
-    argv = [sys.executable, "-m", "training.cli", "eval", "--game", "daifugo", "--players",
+    argv = [sys.executable, "-m", "climbrl.cli", "eval", "--game", "daifugo", "--players",
             players, "--deals", "400", "--rounds", "1", "--workers", "2", "--no-progress",
             "--out", str(out)]
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
@@ -273,7 +273,7 @@ def test_a_folder_recorded_before_the_fingerprints_says_so(tmp_path, capsys):
 def test_a_setting_recorded_as_null_differs_from_one_not_recorded(tmp_path):
     # the refusal listed only settings whose values differed, so null on one side and absent
     # on the other was refused with an empty list of differences
-    from training.results import ResultStore
+    from climbrl.training.results import ResultStore
 
     ResultStore(tmp_path, {"seed": 3, "rounds": None}, [1]).close()
     with pytest.raises(ValueError, match=r"\(rounds: null there, not recorded here\)"):

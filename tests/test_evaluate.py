@@ -9,10 +9,10 @@ import math
 import numpy as np
 import pytest
 
-from envs import daifugo_v1
-from training import evaluate, stats
-from training.cli import main as cli
-from training.play import play_match
+from climbrl.envs import daifugo_v1
+from climbrl.training import evaluate, stats
+from climbrl.cli import main as cli
+from climbrl.play.terminal import play_match
 
 # -- statistics on known data ----------------------------------------------------------------
 
@@ -184,7 +184,7 @@ def test_terminal_player_plays_a_match_from_typed_text():
 
 
 def test_terminal_player_gives_reasons_for_illegal_moves():
-    from policies.daifugo.talk import DaifugoTalk
+    from climbrl.policies.daifugo.talk import DaifugoTalk
 
     env = daifugo_v1.env(players=4, rounds=1)
     hands = ["3s 3h 9h 9d Kc", "7s 7h Qd", "5c 6c 8d", "Ts Jh Ah"]

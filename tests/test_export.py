@@ -10,10 +10,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from envs import daifugo_v1, president_v1
-from policies import neural
-from training.dmc import train
-from training.export import export
+from climbrl.envs import daifugo_v1, president_v1
+from climbrl.policies import neural
+from climbrl.training.dmc import train
+from climbrl.training.export import export
 
 from trainer_helpers import pettingzoo_observation, positions, small_args
 
@@ -103,8 +103,8 @@ def test_exported_player_plays_without_torch(exported):
     script = textwrap.dedent(f"""
         import sys
         sys.modules["torch"] = None  # any import of torch now fails
-        from envs import daifugo_v1
-        from policies import neural
+        from climbrl.envs import daifugo_v1
+        from climbrl.policies import neural
         env = daifugo_v1.env(players=4)
         player = neural.load({str(out)!r}, env)
         env.reset(seed=5)

@@ -20,13 +20,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from daifugo_helpers import game_for
-from envs import daifugo_v1, doudizhu_v1, president_v1
-from envs.core.aec import IllegalMoveWarning
-from envs.daifugo.cards import Deck
-from envs.daifugo.rules import Rules
-from envs.doudizhu.cards import format_cards
-from envs.doudizhu.cards import parse as ddz_parse
-from envs.doudizhu.engine import DoudizhuGame
+from climbrl.envs import daifugo_v1, doudizhu_v1, president_v1
+from climbrl.envs.core.aec import IllegalMoveWarning
+from climbrl.envs.daifugo.cards import Deck
+from climbrl.envs.daifugo.rules import Rules
+from climbrl.envs.doudizhu.cards import format_cards
+from climbrl.envs.doudizhu.cards import parse as ddz_parse
+from climbrl.envs.doudizhu.engine import DoudizhuGame
 
 settings.register_profile(
     "ci", max_examples=60, deadline=None, derandomize=True,

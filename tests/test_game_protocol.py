@@ -1,6 +1,6 @@
 """The trainer, the network, the specs and the evaluation harness know no game by name: what
-differs between games comes from the engines (``envs.core.game``) and the registry
-``envs.GAMES``, so a new game is an engine and an entry, nothing more."""
+differs between games comes from the engines (``climbrl.envs.core.game``) and the registry
+``climbrl.envs.GAMES``, so a new game is an engine and an entry, nothing more."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ GAME_BLIND = sorted(
     + [ROOT / "policies" / f"{name}.py" for name in ("network", "spec", "registry", "neural",
                                                       "search")]
 )
-"""the modules that must not name a game, its roles or its sides (training/table/ holds the
+"""the modules that must not name a game, its roles or its sides (play/server/ holds the
 table server's per-game adapters and is not among them)"""
 
 
@@ -62,13 +62,13 @@ def f(game):
 '''
     assert game_names_in_code(source) == [(9, '"doudizhu"'), (9, '"peasant_after"')]
     assert game_names_in_code("fixed_landlord = 0.0\n") == [(1, "fixed_landlord")]
-    assert game_names_in_code('from envs.daifugo import Rules\n') == [(1, "daifugo")]
+    assert game_names_in_code('from climbrl.envs.daifugo import Rules\n') == [(1, "daifugo")]
 
 
 @pytest.mark.parametrize("path", GAME_BLIND, ids=lambda p: str(p.relative_to(ROOT)))
 def test_the_trainer_network_specs_and_harness_name_no_game(path):
     # what a module must not do: branch on a game's name, import its engine, name its roles;
-    # a game's knowledge goes in its engine (envs.core.game), its facts in envs.GAMES
+    # a game's knowledge goes in its engine (climbrl.envs.core.game), its facts in climbrl.envs.GAMES
     found = game_names_in_code(path.read_text(encoding="utf-8"))
     assert not found, f"{path.relative_to(ROOT)} names a game in code: {found}"
 
@@ -88,8 +88,8 @@ def test_a_new_game_gets_its_spec_network_and_episode_starts_from_the_protocol(t
     import numpy as np
     import torch
 
-    from policies.network import NetConfig, build_network
-    from policies.spec import (check_spec, episode_starter, game_from_spec, make_game,
+    from climbrl.policies.network import NetConfig, build_network
+    from climbrl.policies.spec import (check_spec, episode_starter, game_from_spec, make_game,
                                model_spec, return_groups, role_of, roles)
 
     game = make_game("toy")
@@ -110,8 +110,8 @@ def test_a_new_game_gets_its_spec_network_and_episode_starts_from_the_protocol(t
 
 def test_a_new_game_is_trained_and_evaluated_with_no_change_outside_its_module(toy, tmp_path):
     from trainer_helpers import small_args
-    from training import evaluate
-    from training.dmc import train
+    from climbrl.training import evaluate
+    from climbrl.training.dmc import train
 
     run = train(small_args(tmp_path, game="toy", total_frames=300, eval_every_frames=200,
                            eval_deals=2))
@@ -136,8 +136,8 @@ def test_a_new_game_of_sides_trains_a_network_per_role_and_is_measured_per_side(
     # the sides, the roles and the start option are the toy's own names: nothing outside its
     # module knows them
     from trainer_helpers import small_args
-    from training import evaluate
-    from training.dmc import train
+    from climbrl.training import evaluate
+    from climbrl.training.dmc import train
 
     args = small_args(tmp_path, game="toy_sides", chasers_first=0.5, total_frames=300,
                       eval_every_frames=200, eval_deals=2)

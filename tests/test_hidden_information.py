@@ -16,13 +16,13 @@ import numpy as np
 import pytest
 
 from daifugo_helpers import game_for
-from envs.core import dealcode
-from envs.core.bits import bit_list
-from envs.daifugo.cards import RANKS
-from envs import doudizhu_v1
-from envs.core.aec import turns
-from envs.doudizhu.cards import NUM_RANKS, PHYSICAL_RANK, UNIT, counts, format_cards
-from envs.doudizhu.engine import DoudizhuGame, Phase, random_deal
+from climbrl.envs.core import dealcode
+from climbrl.envs.core.bits import bit_list
+from climbrl.envs.daifugo.cards import RANKS
+from climbrl.envs import doudizhu_v1
+from climbrl.envs.core.aec import turns
+from climbrl.envs.doudizhu.cards import NUM_RANKS, PHYSICAL_RANK, UNIT, counts, format_cards
+from climbrl.envs.doudizhu.engine import DoudizhuGame, Phase, random_deal
 
 DAIFUGO_CONFIGS = [
     ("daifugo", 4, ()),

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from envs.daifugo.rules import Rules
-from policies.spec import make_game
+from climbrl.envs.daifugo.rules import Rules
+from climbrl.policies.spec import make_game
 
 CASES = [
     # President reads no suits: a single or a set of the same number is one move

@@ -1,7 +1,8 @@
-"""Installability: the package list and dependency floors of pyproject.toml, the shipped files
-(configs/ and cpus/) found from any folder, training configs by name, the engines with numpy
-alone, and a foreign ``envs`` package refused. (The wheel itself is built, installed and
-smoke-tested by .ci/run through .ci/wheel_smoke.py.)"""
+"""Installability: the package list and dependency floors of pyproject.toml, a wheel holding
+nothing but ``climbrl``, the shipped files (configs/ and cpus/) found from any folder, training
+configs by name, the engines with numpy alone, and a project with its own ``envs`` and
+``training`` packages beside climbrl. (The wheel itself is installed and smoke-tested by .ci/run
+through .ci/wheel_smoke.py.)"""
 
 from __future__ import annotations
 
@@ -9,16 +10,18 @@ import re
 import subprocess
 import sys
 import textwrap
+import zipfile
 from pathlib import Path
 
 import pytest
 
-import policies
-from policies import install
-from training.config import find_config, make_args, shipped_configs
+import climbrl
+from climbrl import policies
+from climbrl.policies import install
+from climbrl.training.config import find_config, make_args, shipped_configs
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGE_ROOTS = ("benchmarks", "envs", "policies", "training")
+PACKAGE = "climbrl"
 #: dependencies tested at the versions the main CI job installs only (no floor job for them)
 UNTESTED_FLOORS = {"torch", "tensorboard", "onnx"}
 
@@ -47,17 +50,37 @@ def _run(code: str, *path: Path) -> subprocess.CompletedProcess:
 
 
 def test_pyproject_lists_every_package_of_the_tree():
-    # regression: packages are listed by hand (the data folders need a mapping), so a new
-    # subpackage left out of the list would be missing from the wheel
-    listed = set(_pyproject()["tool"]["setuptools"]["packages"])
-    found = {str(p.parent.relative_to(ROOT)).replace("/", ".")
-             for root in PACKAGE_ROOTS for p in (ROOT / root).rglob("__init__.py")}
-    assert found <= listed, f"missing from pyproject.toml: {sorted(found - listed)}"
-    mapping = _pyproject()["tool"]["setuptools"]["package-dir"]
-    assert {Path(folder).name for folder in mapping.values()} == set(install.FOLDERS)
+    # regression: packages are listed by hand (the folders are mapped), so a new subpackage
+    # left out of the list would be missing from the wheel
+    setuptools = _pyproject()["tool"]["setuptools"]
+    listed, mapping = set(setuptools["packages"]), setuptools["package-dir"]
+    assert all(p == PACKAGE or p.startswith(PACKAGE + ".") for p in listed)
+    found = set()
     for package, folder in mapping.items():
-        assert package in listed and package.startswith("policies._data.")
-        assert (ROOT / folder).is_dir()
+        assert package in listed and (ROOT / folder).is_dir(), (package, folder)
+        for init in (ROOT / folder).rglob("__init__.py"):
+            found.add(".".join([package, *init.parent.relative_to(ROOT / folder).parts]))
+    assert found <= listed, f"missing from pyproject.toml: {sorted(found - listed)}"
+    data = {package.rpartition(".")[2] for package in mapping if package.startswith("climbrl._data.")}
+    assert data == set(install.FOLDERS)
+
+
+def test_the_wheel_holds_nothing_but_climbrl(tmp_path):
+    # regression: the wheel installed four generic top-level packages (envs, policies,
+    # training, benchmarks), which clashed with a research project's own folders
+    done = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w",
+                           str(tmp_path), str(ROOT)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    (wheel,) = tmp_path.glob("climbrl-*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        names = archive.namelist()
+    top = {name.split("/")[0] for name in names}
+    assert top == {PACKAGE, f"climbrl-{climbrl.__version__}.dist-info"}, sorted(top)
+    for needed in ("climbrl/envs/daifugo/engine.py", "climbrl/play/page/index.html",
+                   "climbrl/play/server/app.py", "climbrl/_data/configs/cpus.yaml",
+                   "climbrl/_data/cpus/daifugo/cpu.json", "climbrl/cli.py"):
+        assert needed in names, needed
+    assert not [n for n in names if "/tests/" in n or n.endswith(".pt")]
 
 
 def test_pyproject_floors_are_the_tested_ones():
@@ -89,7 +112,7 @@ def test_shipped_folders_of_a_checkout_are_its_top_level_ones():
 
 
 def test_shipped_folders_prefer_the_copy_inside_the_package(tmp_path, monkeypatch):
-    # a wheel holds policies/_data/configs: found there, whatever is beside site-packages
+    # a wheel holds climbrl/_data/configs: found there, whatever is beside site-packages
     (tmp_path / "configs").mkdir()
     monkeypatch.setattr(install, "PACKAGED", tmp_path)
     assert install.shipped("configs") == tmp_path / "configs"
@@ -138,7 +161,7 @@ def test_engines_import_and_play_with_numpy_alone():
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.count("played a game with numpy") == 2
     assert "need gymnasium and pettingzoo>=1.27" in done.stdout
-    assert "the engines envs.daifugo and envs.doudizhu need numpy only" in done.stdout
+    assert "the engines climbrl.envs.daifugo and climbrl.envs.doudizhu need numpy only" in done.stdout
 
 
 def test_a_pettingzoo_without_registry_warns_and_registers_nothing(tmp_path):
@@ -149,9 +172,9 @@ def test_a_pettingzoo_without_registry_warns_and_registers_nothing(tmp_path):
         import warnings
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            import envs
+            from climbrl import envs
         print(*(w.message for w in caught))
-        from envs.daifugo import DaifugoGame
+        from climbrl.envs.daifugo import DaifugoGame
     """, tmp_path)
     assert done.returncode == 0, done.stderr
     assert "pettingzoo 1.26.1 has no environment registry" in done.stdout
@@ -161,21 +184,31 @@ def test_a_pettingzoo_without_registry_warns_and_registers_nothing(tmp_path):
 def test_import_envs_registers_the_ids():
     import pettingzoo
 
-    import envs
+    from climbrl import envs
 
     assert set(envs.ENV_IDS) <= set(pettingzoo.aec_registry)
     env = pettingzoo.make("aec", "climbrl/doudizhu-v1")
     assert env.unwrapped.metadata["name"] == "doudizhu_v1"
 
 
-@pytest.mark.parametrize("module", ["policies", "training", "training.cli"])
-def test_a_foreign_envs_package_is_refused_with_one_message(module, tmp_path):
-    # PyPI has a package called envs: installed with climbrl it shadows ours
-    (tmp_path / "envs").mkdir()
-    (tmp_path / "envs" / "__init__.py").write_text("")
-    done = _run(f"import {module}", tmp_path)
-    assert done.returncode == 1
-    last = done.stderr.strip().splitlines()[-1]
-    assert last == (f"ImportError: the 'envs' package at {tmp_path / 'envs' / '__init__.py'} "
-                    "is not climbrl's (another package named envs is installed): install "
-                    "climbrl in its own virtualenv")
+def test_a_project_with_its_own_envs_and_training_packages_imports_both(tmp_path):
+    # regression: climbrl installed top-level envs and training packages, so a research
+    # project with folders of those names got a refusal at import and had to rename them
+    for name in ("envs", "training", "policies", "benchmarks"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "__init__.py").write_text(f"OWN = {name!r}\n")
+    done = _run("""
+        import warnings
+        warnings.simplefilter("error")
+        import benchmarks, envs, policies, training
+        from climbrl import envs as climbrl_envs, policies as climbrl_policies
+        from climbrl.training.evaluate import make_env
+        import climbrl.cli
+        assert (envs.OWN, training.OWN, policies.OWN, benchmarks.OWN) == (
+            "envs", "training", "policies", "benchmarks")
+        assert "daifugo" in climbrl_envs.GAMES
+        assert climbrl_policies.load("daifugo", "random", seed=0).name == "random"
+        print("both")
+    """, tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["both"], done.stdout + done.stderr

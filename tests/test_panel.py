@@ -1,4 +1,4 @@
-"""``benchmarks.panel``: the verdict of an interval, a real (tiny) panel through ``climbrl
+"""``climbrl.benchmarks.panel``: the verdict of an interval, a real (tiny) panel through ``climbrl
 eval`` read back by a second run without playing again, and bad options in one line."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from benchmarks import panel
+from climbrl.benchmarks import panel
 from trainer_helpers import one_error_line
 
 

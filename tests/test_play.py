@@ -8,12 +8,12 @@ import sys
 
 import pytest
 
-from envs import daifugo_v1, doudizhu_v1
-from policies.daifugo.talk import DaifugoTalk
-from policies.doudizhu.talk import DoudizhuTalk
-from policies.human import QuitGame, TerminalPlayer
-from training.cli import main as cli
-from training.play import play_match
+from climbrl.envs import daifugo_v1, doudizhu_v1
+from climbrl.policies.daifugo.talk import DaifugoTalk
+from climbrl.policies.doudizhu.talk import DoudizhuTalk
+from climbrl.policies.human import QuitGame, TerminalPlayer
+from climbrl.cli import main as cli
+from climbrl.play.terminal import play_match
 
 CARD = re.compile(r"\b(?:[3-9TJQKA2][shdc]|JK)\b")
 

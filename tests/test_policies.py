@@ -10,14 +10,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import policies
-from envs import daifugo_v1, president_v1
-from envs.core.aec import turns
-from policies.daifugo import EasyPlayer, HardPlayer, MediumPlayer
-from policies.daifugo.hand import HandShape, count_groups
-from policies.daifugo.search import HandSampler
-from policies.hints import Hints
-from policies.search import NetworkSearch
+from climbrl import policies
+from climbrl.envs import daifugo_v1, president_v1
+from climbrl.envs.core.aec import turns
+from climbrl.policies.daifugo import EasyPlayer, HardPlayer, MediumPlayer
+from climbrl.policies.daifugo.hand import HandShape, count_groups
+from climbrl.policies.daifugo.search import HandSampler
+from climbrl.policies.hints import Hints
+from climbrl.policies.search import NetworkSearch
 
 from play_helpers import live_turns
 
@@ -99,11 +99,11 @@ def test_cpu_config_file(tmp_path):
 
 
 @pytest.mark.skipif(
-    importlib.util.find_spec("policies.neural") is not None,
-    reason="the trainer's policies.neural is present",
+    importlib.util.find_spec("climbrl.policies.neural") is not None,
+    reason="the trainer's climbrl.policies.neural is present",
 )
 def test_checkpoint_path_needs_the_neural_module():
-    with pytest.raises(ValueError, match="policies.neural"):
+    with pytest.raises(ValueError, match="climbrl.policies.neural"):
         policies.load("daifugo", "checkpoints/cpu-hard.pt")
 
 
@@ -351,7 +351,7 @@ def test_hints_cycle_through_the_ranking_and_restart_on_a_new_position():
 
 
 def test_checkpoint_paths_go_to_policies_neural(monkeypatch):
-    """A path is handed to policies.neural.load(path, game), whatever that module is."""
+    """A path is handed to climbrl.policies.neural.load(path, game), whatever that module is."""
     import sys
     import types
 
@@ -365,14 +365,14 @@ def test_checkpoint_paths_go_to_policies_neural(monkeypatch):
         calls.append((path, game, knobs))
         return Stub()
 
-    monkeypatch.setitem(sys.modules, "policies.neural", types.SimpleNamespace(load=load))
+    monkeypatch.setitem(sys.modules, "climbrl.policies.neural", types.SimpleNamespace(load=load))
     player = policies.load("president", "runs/ckpt/model.pt", seed=3, temperature=0.5)
     assert isinstance(player, Stub) and player.name == "runs/ckpt/model.pt"
     assert calls == [("runs/ckpt/model.pt", "president", {"temperature": 0.5})]
     monkeypatch.setitem(
-        sys.modules, "policies.neural", types.SimpleNamespace(load=lambda path, game: object())
+        sys.modules, "climbrl.policies.neural", types.SimpleNamespace(load=lambda path, game: object())
     )
-    with pytest.raises(ValueError, match="not a policies.base.Player"):
+    with pytest.raises(ValueError, match="not a climbrl.policies.base.Player"):
         policies.load("daifugo", "model.pt")
 
 

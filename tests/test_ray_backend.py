@@ -13,10 +13,10 @@ import pytest
 
 ray = pytest.importorskip("ray", reason="the ray extra is not installed: pip install -e '.[ray]'")
 
-from policies.spec import make_game, roles, seat_rows  # noqa: E402
-from training import checkpoint, dmc, evaluate, ray_backend  # noqa: E402
-from training.config import make_args  # noqa: E402
-from training.dmc import train  # noqa: E402
+from climbrl.policies.spec import make_game, roles, seat_rows  # noqa: E402
+from climbrl.training import checkpoint, dmc, evaluate, ray_backend  # noqa: E402
+from climbrl.training.config import make_args  # noqa: E402
+from climbrl.training.dmc import train  # noqa: E402
 
 from trainer_helpers import SMALL, small_args  # noqa: E402
 

@@ -1,4 +1,4 @@
-"""The searching CPU (``search:<cpu>``, :mod:`policies.search`): its spec and knobs, legal moves
+"""The searching CPU (``search:<cpu>``, :mod:`climbrl.policies.search`): its spec and knobs, legal moves
 in every game, seeded replays, hidden cards, and that it reads only what it is handed.
 
 Each game gets a tiny network trained for a few frames (the player must work with any
@@ -13,13 +13,13 @@ import time
 import numpy as np
 import pytest
 
-import policies
-from envs import daifugo_v1, doudizhu_v1, president_v1
-from envs.core.aec import turns
-from policies.montecarlo import paired_pick
-from policies.search import VALUES, NetworkSearch, split_spec
-from policies.spec import game_from_spec, role_from_view
-from training.dmc import train
+from climbrl import policies
+from climbrl.envs import daifugo_v1, doudizhu_v1, president_v1
+from climbrl.envs.core.aec import turns
+from climbrl.policies.montecarlo import paired_pick
+from climbrl.policies.search import VALUES, NetworkSearch, split_spec
+from climbrl.policies.spec import game_from_spec, role_from_view
+from climbrl.training.dmc import train
 
 from play_helpers import live_turns
 from test_hidden_information import (DDZ, daifugo_shuffled_deal, ddz_setup, ddz_shuffled_deal,
@@ -353,8 +353,8 @@ def test_ignores_other_seats_cards_doudizhu(knobs, networks):
     player = searcher("doudizhu", networks, knobs).bind(DDZ)
     rng = np.random.default_rng(9)
     compared = 0
-    from envs.doudizhu.engine import Phase, random_deal
-    from envs.doudizhu.cards import PHYSICAL_RANK, UNIT
+    from climbrl.envs.doudizhu.engine import Phase, random_deal
+    from climbrl.envs.doudizhu.cards import PHYSICAL_RANK, UNIT
 
     for game_no in range(8):
         owners, first, _seed = random_deal(rng)
@@ -419,7 +419,7 @@ def test_reads_only_its_observation_and_view(networks):
 
 
 def test_benchmark_prints_both_players(networks, capsys):
-    from benchmarks import search as bench
+    from climbrl.benchmarks import search as bench
 
     out = bench.main(["--games", "daifugo", "--positions", "3", "--repeats", "1", "--players",
                       f"search:{networks('daifugo4')}:rollouts=8", "scripted-hard:rollouts=8",
@@ -434,7 +434,7 @@ def test_benchmark_prints_both_players(networks, capsys):
 
 
 def test_benchmark_times_the_shipped_president_cpu():
-    from benchmarks import search as bench
+    from climbrl.benchmarks import search as bench
 
     spec = "search:cpus/president:rollouts=8"
     out = bench.main(["--games", "president", "--positions", "3", "--repeats", "1",
@@ -446,7 +446,7 @@ def test_benchmark_times_the_shipped_president_cpu():
 def test_scores_batch_matches_one_position_at_a_time(table, networks):
     """The leaves of a decision are scored in one call per role (Dou Dizhu: bidding, landlord
     and both peasants mixed in one batch); each gets the q values it gets alone."""
-    from policies import neural
+    from climbrl.policies import neural
     from trainer_helpers import positions
 
     env = make_env(table)

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-import policies
-from envs import daifugo_v1, doudizhu_v1, president_v1
-from training.evaluate import play_game
+from climbrl import policies
+from climbrl.envs import daifugo_v1, doudizhu_v1, president_v1
+from climbrl.training.evaluate import play_game
 
 ROOT = Path(__file__).resolve().parent.parent
 MAX_BYTES = 8 * 2**20  # "a few MB" each (Dou Dizhu: four role networks)

@@ -12,11 +12,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import policies
-from policies import neural
-from policies.spec import make_game
-from training import checkpoint
-from training.cli import main
+from climbrl import policies
+from climbrl.policies import neural
+from climbrl.policies.spec import make_game
+from climbrl.training import checkpoint
+from climbrl.cli import main
 
 from trainer_helpers import SMALL, cli_overrides, wait_until_trained
 
@@ -101,7 +101,7 @@ def test_train_resume_export_play(tmp_path, name):
 
 def test_actor_processes_ctrl_c_resume_export_play(tmp_path):
     """Daifugo 4p with an actor process: Ctrl-C writes the checkpoint, resume adds frames."""
-    cmd = [sys.executable, "-m", "training.cli", "train", "--config",
+    cmd = [sys.executable, "-m", "climbrl.cli", "train", "--config",
            str(ROOT / "configs" / "daifugo4.yaml"),
            *_settings(tmp_path, "d4", actors=1, minutes=5, checkpoint_minutes=0.01)]
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,

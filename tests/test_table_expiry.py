@@ -11,10 +11,10 @@ import pytest
 from starlette.testclient import TestClient
 
 from table_helpers import make_app
-from training.cli import main as cli
-from training.table.app import SECONDS_PER_DAY
-from training.table.client import ServerError, TableClient
-from training.table.store import Store
+from climbrl.cli import main as cli
+from climbrl.play.server.app import SECONDS_PER_DAY
+from climbrl.play.server.client import ServerError, TableClient
+from climbrl.play.server.store import Store
 from trainer_helpers import one_error_line
 
 ROOM = {"game": "daifugo", "players": 4, "mode": "cpu", "level": "easy", "pace_ms": 0}

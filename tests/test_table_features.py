@@ -10,8 +10,8 @@ import pytest
 from starlette.testclient import TestClient
 
 from table_helpers import make_app, random_chooser
-from training.table.client import ServerError, TableClient
-from training.table.daifugo import DaifugoTable
+from climbrl.play.server.client import ServerError, TableClient
+from climbrl.play.server.daifugo import DaifugoTable
 
 
 def _table(hands, leader=0, **rules):
@@ -202,7 +202,7 @@ def test_a_cpu_past_its_thinking_limit_plays_a_random_legal_move(tmp_path, monke
     """A CPU that thinks too long is abandoned; the room goes on with a legal move."""
     import time as clock
 
-    from training.table import cpu
+    from climbrl.play.server import cpu
 
     real = cpu.think
 

@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
 from table_helpers import make_app
-from training.table import protocol
-from training.table.client import ServerError, TableClient
+from climbrl.play.server import protocol
+from climbrl.play.server.client import ServerError, TableClient
 
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers(-2**70, 2**70) | st.floats(allow_nan=False) | st.text(max_size=20),

@@ -11,7 +11,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from table_helpers import connect, live_server, make_app, random_chooser
-from training.table.client import ServerError, TableClient
+from climbrl.play.server.client import ServerError, TableClient
 
 
 @pytest.mark.parametrize("game,players", [("daifugo", 4), ("daifugo", 3), ("president", 5), ("doudizhu", 3)])

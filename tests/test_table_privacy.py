@@ -9,7 +9,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from table_helpers import PrivacyWatch, make_app, random_chooser
-from training.table.client import TableClient
+from climbrl.play.server.client import TableClient
 
 MATCHES = [
     # game, players, mode, matches
@@ -68,7 +68,7 @@ def test_no_frame_shows_another_seats_cards(tmp_path, monkeypatch, game, players
 
 def test_privacy_watch_catches_a_leak(tmp_path, monkeypatch):
     """The watcher itself: a frame that shows seat 1's hand to seat 0 is reported."""
-    from training.table import redact
+    from climbrl.play.server import redact
 
     real = redact.frame
 
@@ -79,7 +79,7 @@ def test_privacy_watch_catches_a_leak(tmp_path, monkeypatch):
         return out
 
     watch = PrivacyWatch(monkeypatch)
-    monkeypatch.setattr("training.table.app.frame", leaky)
+    monkeypatch.setattr("climbrl.play.server.app.frame", leaky)
     with TestClient(make_app(tmp_path)) as tc, tc.websocket_connect("/ws") as ws:
         client = TableClient(ws)
         client.create(game="daifugo", mode="cpu", level="easy", pace_ms=0)

@@ -21,7 +21,7 @@ SAME = ("v", "turn", "phase", "round", "hand", "moves", "pile", "flags", "exchan
 def _start(db: Path, port: int) -> subprocess.Popen:
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "training.cli", "serve", "--port", str(port), "--db", str(db),
+        [sys.executable, "-m", "climbrl.cli", "serve", "--port", str(port), "--db", str(db),
          "--rate", "1000", "--grace", "5"],
         cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
     )

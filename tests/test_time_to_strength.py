@@ -1,4 +1,4 @@
-"""The mark bookkeeping of ``benchmarks.time_to_strength``: a rerun skips the marks kept, an
+"""The mark bookkeeping of ``climbrl.benchmarks.time_to_strength``: a rerun skips the marks kept, an
 interrupted leg goes on from the run's last checkpoint with nothing lost, ``--keep-only``
 copies a watched run's checkpoints at the marks, bad options are one line; and one real run at
 tiny marks through ``climbrl train`` / ``climbrl eval`` (no time is asserted)."""
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks import time_to_strength as tts
+from climbrl.benchmarks import time_to_strength as tts
 from trainer_helpers import one_error_line
 
 
@@ -205,11 +205,11 @@ def test_a_real_run_at_tiny_marks_resumes_and_skips(tmp_path, capsys):
     rows = json.loads((out / "results.json").read_text())["rows"]
     assert [(r["minutes"], r["opponent"]) for r in rows] == [(0.05, "random"), (0.2, "random")]
     log = (out / "logs" / "climbrl.log").read_text()
-    legs = log.count("training.cli train")  # 1 when the first leg's last step passed both
+    legs = log.count("climbrl.cli train")  # 1 when the first leg's last step passed both
     assert legs in (1, 2) and log.count("--resume") == legs - 1
     assert tts.main(argv) == 0
     assert capsys.readouterr().out.count("kept already") == 2
-    assert (out / "logs" / "climbrl.log").read_text().count("training.cli train") == legs
+    assert (out / "logs" / "climbrl.log").read_text().count("climbrl.cli train") == legs
 
 
 def test_eval_only_reads_a_marks_folder_and_refuses_two_sources_of_one_name(tmp_path, capsys):

@@ -8,12 +8,12 @@ import numpy as np
 import pytest
 import torch
 
-from envs.daifugo import DaifugoGame, Rules
-from policies.network import NetConfig, build_network
-from policies.spec import (check_spec, episode_starter, history_from_view, make_game,
+from climbrl.envs.daifugo import DaifugoGame, Rules
+from climbrl.policies.network import NetConfig, build_network
+from climbrl.policies.spec import (check_spec, episode_starter, history_from_view, make_game,
                            model_spec, recent_actions_fn, role_from_view, role_of, roles, seat_rows)
-from training.config import load_yaml, make_args, parse_overrides
-from training.dmc import train
+from climbrl.training.config import load_yaml, make_args, parse_overrides
+from climbrl.training.dmc import train
 
 from trainer_helpers import positions, small_args
 
@@ -207,7 +207,7 @@ def test_overrides_are_typed():
 
 
 def _weights(run_dir):
-    from training import checkpoint
+    from climbrl.training import checkpoint
 
     data = checkpoint.load(run_dir)
     return data["models"]["seat"], data["optimizers"]["seat"]["state"], data["counters"]
@@ -244,7 +244,7 @@ def test_resume_with_a_new_learning_rate_uses_it(tmp_path):
     run = train(small_args(tmp_path, total_frames=64, learning_rate=3e-4))
     train(make_args(None, {"resume": run["run_dir"], "total_frames": 128,
                            "learning_rate": 5e-5, "rmsprop_alpha": 0.9}))
-    from training import checkpoint
+    from climbrl.training import checkpoint
 
     groups = [g for state in checkpoint.load(run["run_dir"])["optimizers"].values()
               for g in state["param_groups"]]
@@ -260,7 +260,7 @@ def test_resume_into_other_rules_goes_on(tmp_path):
 
 
 def test_benchmark_hook_reports_actor_and_learner_rates():
-    from training.benchmark import frames_per_second
+    from climbrl.training.benchmark import frames_per_second
 
     got = frames_per_second("daifugo", 0.4)
     assert got["frames_per_second"] > 0 and got["learner_samples_per_second"] > 0
@@ -299,8 +299,8 @@ def test_doudizhu_evaluation_is_the_duel_so_both_sides_are_measured(tmp_path, mo
     # regression: the periodic evaluation let the bidding pick the landlord, and the network
     # (its bidding trained on one deal in ten) bid 3 almost always, so "WP peasants" came
     # from one or two games out of sixty
-    from training import evaluate as harness
-    from training.arena import harness_figures
+    from climbrl.training import evaluate as harness
+    from climbrl.training.arena import harness_figures
 
     run = train(small_args(tmp_path, game="doudizhu", players=3, total_frames=64))
     configs = []

@@ -8,12 +8,12 @@ import numpy as np
 import pytest
 import torch
 
-from policies.spec import make_game
+from climbrl.policies.spec import make_game
 from test_trainer_opponents import actor_with
 from trainer_helpers import small_args, small_net
-from training.actor import NO_MOVE
-from training.dmc import learn, margin_loss
-from training.transport import Batch
+from climbrl.training.actor import NO_MOVE
+from climbrl.training.dmc import learn, margin_loss
+from climbrl.training.transport import Batch
 
 
 def imitating_actor(imitate, players=4, seed=0, preset="daifugo"):

@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 import torch
 
-from policies.spec import make_game, roles
+from climbrl.policies.spec import make_game, roles
 from trainer_helpers import small_args, small_net
-from training.actor import SelfPlayActor
-from training.config import make_args
-from training.dmc import train
+from climbrl.training.actor import SelfPlayActor
+from climbrl.training.config import make_args
+from climbrl.training.dmc import train
 
 
 class Collect:
@@ -81,8 +81,8 @@ def test_learn_opponents_trains_on_every_seat_the_moves_they_played():
 def test_the_opponents_are_given_the_envs_observation(monkeypatch, learn):
     """With learn_opponents the sample's observation row is handed to the player: it must be
     the one the env would give that seat."""
-    import training.actor
-    from training.opponents import opponent_move
+    from climbrl.training import actor as training_actor
+    from climbrl.training.opponents import opponent_move
 
     given = []
 
@@ -92,7 +92,7 @@ def test_the_opponents_are_given_the_envs_observation(monkeypatch, learn):
         given.append(observation is not None)
         return opponent_move(player, game, state, seat, observation)
 
-    monkeypatch.setattr(training.actor, "opponent_move", spy)
+    monkeypatch.setattr(training_actor, "opponent_move", spy)
     actor = actor_with({"scripted-easy": 1.0}, players=3, learn_opponents=learn)
     for _ in range(60):
         actor.step()
@@ -156,7 +156,7 @@ def test_bad_opponents_are_refused_naming_them(tmp_path, opponents, said):
 
 def test_a_bad_opponent_on_the_command_line_is_one_line(capsys):
     from trainer_helpers import one_error_line
-    from training.cli import main as cli
+    from climbrl.cli import main as cli
 
     assert cli(["train", "--config", "daifugo4", "--opponents", "{scripted-hrad: 0.5}",
                 "--minutes", "0.01"]) == 2
@@ -169,7 +169,7 @@ def test_an_actor_state_saved_before_opponents_existed_is_read():
     refused naming it."""
     import io
 
-    from training.actor import _GamePickler, _GameUnpickler
+    from climbrl.training.actor import _GamePickler, _GameUnpickler
 
     actor = actor_with(None, games=4)
     for _ in range(20):
@@ -195,7 +195,7 @@ def test_a_saved_actor_keeps_the_players_parts_of_the_game_by_reference():
     """Regression: the scripted players' catalog, move generator and hand evaluator were saved
     by value with the actor, so a checkpoint carried a copy of each per game slot, and an
     engine class that gained a field since could not be read back into the new version."""
-    from training.tables import Tables
+    from climbrl.training.tables import Tables
 
     tables = Tables("doudizhu")
     game = tables.base
@@ -219,9 +219,9 @@ def test_a_state_saved_with_copies_of_the_parts_is_saved_without_them_after_a_re
     later checkpoint carried them again (72 MB of an 86 MB file)."""
     import io
 
-    from policies.doudizhu.heuristic import ActionFacts
-    from training.actor import _GamePickler
-    from training.tables import Tables
+    from climbrl.policies.doudizhu.heuristic import ActionFacts
+    from climbrl.training.actor import _GamePickler
+    from climbrl.training.tables import Tables
 
     first = tables_actor(Tables("doudizhu"), 0)
     for _ in range(10):
@@ -259,9 +259,9 @@ def test_the_scripted_players_of_a_drawn_table_share_its_facts_and_save_them_by_
     them by their table instead of copying them per player."""
     import io
 
-    from policies.daifugo.hand import MoveFacts
-    from training.actor import _GameUnpickler
-    from training.tables import Tables
+    from climbrl.policies.daifugo.hand import MoveFacts
+    from climbrl.training.actor import _GameUnpickler
+    from climbrl.training.tables import Tables
 
     def actor(seed):
         drawn = {"players": [3, 4], "lock": 0.5, "revolution": 0.5}

@@ -16,13 +16,13 @@ from pathlib import Path
 
 import pytest
 
-from training import checkpoint, dmc
-from training.cli import main
-from training.config import make_args
-from training.dmc import Args, train
-from training.progress import Progress
-from training.rundir import LOCK_FILE, RunFolderError, RunLock
-from training.stats import SHARE, mean_ci
+from climbrl.training import checkpoint, dmc
+from climbrl.cli import main
+from climbrl.training.config import make_args
+from climbrl.training.dmc import Args, train
+from climbrl.training.progress import Progress
+from climbrl.training.rundir import LOCK_FILE, RunFolderError, RunLock
+from climbrl.training.stats import SHARE, mean_ci
 
 from doudizhu_variants import VARIANTS
 from trainer_helpers import SMALL, cli_overrides, small_args, wait_until_trained
@@ -93,7 +93,7 @@ def test_train_help_lists_every_setting_with_type_default_and_doc(capsys):
 
 
 def test_train_options_are_read_as_typed_settings(tmp_path):
-    from training.cli import _train_overrides, build_parser
+    from climbrl.cli import _train_overrides, build_parser
 
     args, rest = build_parser().parse_known_args(
         ["train", "--minutes", "3", "--rules", "{lock: false}", "--overwrite",
@@ -307,7 +307,7 @@ def test_bad_settings_are_refused_before_any_work(tmp_path, setting, value):
 
 
 def test_ray_settings_are_refused_where_they_cannot_work(tmp_path, monkeypatch, capsys):
-    from training import ray_backend
+    from climbrl.training import ray_backend
 
     with pytest.raises(ValueError, match="ray_address is a setting of backend ray"):
         small_args(tmp_path, ray_address="auto").validate()
@@ -355,7 +355,7 @@ def test_rule_values_reach_the_game_as_written_and_fail_before_any_work(tmp_path
         raise ValueError(f"rules 'daifugo': lock must be true or false, got "
                          f"{kwargs['rules']['lock']!r}")
 
-    monkeypatch.setattr("training.tables.make_game", strict_game)
+    monkeypatch.setattr("climbrl.training.tables.make_game", strict_game)
     with pytest.raises(ValueError, match="lock must be true or false, got 'no'"):
         train(args)
     assert seen == [{"lock": "no", "rounds": 1}]
@@ -403,7 +403,7 @@ def test_sigkill_of_train_leaves_no_process(tmp_path):
     run_dir = tmp_path / "runs" / "kill"
     settings = {**SMALL, "runs_dir": tmp_path / "runs", "run_name": "kill", "actors": 1,
                 "eval_every_frames": 0, "checkpoint_minutes": 0.01, "queue_batches": 1}
-    cmd = [sys.executable, "-m", "training.cli", "train", "--config",
+    cmd = [sys.executable, "-m", "climbrl.cli", "train", "--config",
            str(ROOT / "configs" / "daifugo4.yaml"), *cli_overrides(settings)]
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL,

@@ -7,13 +7,13 @@ import numpy as np
 import pytest
 import torch
 
-from envs.daifugo import DaifugoGame, Rules
-from policies.network import NetConfig, build_network
-from policies.spec import make_game
-from training import checkpoint
-from training.config import make_args
-from training.dmc import train
-from training.tables import Tables
+from climbrl.envs.daifugo import DaifugoGame, Rules
+from climbrl.policies.network import NetConfig, build_network
+from climbrl.policies.spec import make_game
+from climbrl.training import checkpoint
+from climbrl.training.config import make_args
+from climbrl.training.dmc import train
+from climbrl.training.tables import Tables
 
 from trainer_helpers import positions, small_args
 

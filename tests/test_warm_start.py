@@ -9,14 +9,14 @@ import shutil
 import pytest
 import torch
 
-import policies
-from policies.network import NetConfig, build_network
-from policies.spec import CheckpointError, game_from_spec, roles
-from training import checkpoint
-from training.config import make_args
-from training.dmc import train
-from training.export import export
-from training.warm_start import load_into, read_weights
+from climbrl import policies
+from climbrl.policies.network import NetConfig, build_network
+from climbrl.policies.spec import CheckpointError, game_from_spec, roles
+from climbrl.training import checkpoint
+from climbrl.training.config import make_args
+from climbrl.training.dmc import train
+from climbrl.training.export import export
+from climbrl.training.warm_start import load_into, read_weights
 
 from trainer_helpers import one_error_line, small_args
 
@@ -117,7 +117,7 @@ def test_a_damaged_model_is_refused_naming_the_file(trained, tmp_path):
 
 
 def test_a_bad_init_from_on_the_command_line_is_one_line(capsys, tmp_path):
-    from training.cli import main as cli
+    from climbrl.cli import main as cli
 
     assert cli(["train", "--config", "daifugo4", "--init-from", str(tmp_path / "nothing"),
                 "--runs-dir", str(tmp_path), "--minutes", "0.01"]) == 2

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 
-from envs.core.aec import IllegalMoveWarning
-from envs.wrappers import RLlibObservations, make, rllib_env, single_seat, tianshou_env
+from climbrl.envs.core.aec import IllegalMoveWarning
+from climbrl.envs.wrappers import RLlibObservations, make, rllib_env, single_seat, tianshou_env
 
 CENTERED_4P = {1.5, 0.5, -0.5, -1.5}
 """a round's rewards at a four-player Daifugo table (3/2/1/0 points minus their mean)"""
@@ -75,7 +75,7 @@ def test_single_seat_passes_gymnasium_env_checker():
 
 
 def test_single_seat_takes_player_objects_and_refuses_bad_tables():
-    import policies
+    from climbrl import policies
 
     mine = policies.load("daifugo", "medium")
     env = single_seat("daifugo", seat=0, opponents=[mine, "random"])

@@ -1,5 +1,5 @@
-"""A tiny third game, for the tests of the game protocol (``envs.core.game``): nothing outside
-this module knows it, and :func:`register` adds it to ``envs.GAMES`` like any game.
+"""A tiny third game, for the tests of the game protocol (``climbrl.envs.core.game``): nothing outside
+this module knows it, and :func:`register` adds it to ``climbrl.envs.GAMES`` like any game.
 
 *Climb*: three seats, each dealt :data:`HAND` cards from two copies of the values 0 to
 ``VALUES - 1``. The leader plays any card; each next seat plays a higher one or passes; when
@@ -18,8 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from envs.core.game import PLACES, SIDES, GameDefaults, GameEntry, IllegalActionError
-from envs.core.layout import ObsLayout
+from climbrl.envs.core.game import PLACES, SIDES, GameDefaults, GameEntry, IllegalActionError
+from climbrl.envs.core.layout import ObsLayout
 
 NAME = "toy"
 VALUES = 6
@@ -252,7 +252,7 @@ CLASSES = {ToyGame.name: ToyGame, ToySidesGame.name: ToySidesGame}
 
 
 def _env(name: str, players: int, render_mode: str | None, rules: dict):
-    from envs.core.aec import CardGameEnv, wrap
+    from climbrl.envs.core.aec import CardGameEnv, wrap
 
     class RawEnv(CardGameEnv):
         metadata = {**CardGameEnv.metadata, "name": f"{name}_v1"}
@@ -277,8 +277,8 @@ ENTRIES = (
 
 
 def register(monkeypatch) -> None:
-    """Add the toy games to ``envs.GAMES`` for one test."""
-    import envs
+    """Add the toy games to ``climbrl.envs.GAMES`` for one test."""
+    from climbrl import envs
 
     for entry in ENTRIES:
         monkeypatch.setitem(envs.GAMES, entry.name, entry)

@@ -21,14 +21,14 @@ SMALL = {
 
 def small_net(game, features=None):
     """The network of ``game`` at the small settings (``features``: a run's stacked table)."""
-    from policies.network import NetConfig, build_network
+    from climbrl.policies.network import NetConfig, build_network
 
     cfg = NetConfig.from_dict({k: SMALL[k] for k in ("lstm_hidden", "state_layers", "pair_layers")})
     return build_network(game, cfg, features)
 
 
 def small_args(tmp_path, **overrides):
-    from training.config import make_args
+    from climbrl.training.config import make_args
 
     base = {**SMALL, "runs_dir": str(tmp_path / "runs"), "run_name": "test", "actors": 0,
             "eval_every_frames": 0}
@@ -66,7 +66,7 @@ def wait_until_trained(proc, run_dir, timeout: float, poll: float = 0.2) -> int:
     """Wait until the trainer subprocess ``proc`` has written a checkpoint with frames in
     ``run_dir`` (run it with a small checkpoint_minutes); returns those frames. Fails if the
     process ends first or ``timeout`` seconds pass."""
-    from training import checkpoint
+    from climbrl.training import checkpoint
 
     deadline = time.monotonic() + timeout
     path = run_dir / checkpoint.FILENAME

@@ -1,8 +1,3 @@
-"""The self-play trainer, the evaluation harness, terminal play and the ``climbrl`` command.
-
-Importing it checks that ``envs`` is climbrl's (:func:`policies.install.check_envs`).
-"""
-
-from policies.install import check_envs
-
-check_envs()
+"""The self-play trainer (:mod:`climbrl.training.dmc`), its configs and run folders, the
+evaluation harness (:mod:`climbrl.training.evaluate`) and the export of CPU players
+(:mod:`climbrl.training.export`)."""

@@ -7,7 +7,7 @@ states once, scores all their legal moves in one call and plays epsilon-greedily
 ends, each of its decisions becomes a sample whose target is the deciding seat's return from
 that decision to the end (Deep Monte-Carlo); full batches of one role go to the transport.
 
-With a distribution of tables (:class:`training.tables.Tables`) every new episode is played
+With a distribution of tables (:class:`climbrl.training.tables.Tables`) every new episode is played
 at a table drawn from it; the network scores every table's moves from the run's stacked
 feature table, so the ids in the histories and the batches are shifted by the offset of each
 table's catalog (:meth:`Tables.offset`).
@@ -19,7 +19,7 @@ too with ``learn_opponents`` (each becomes a sample of its seat's return, as the
 own do: the network learns what the player's moves are worth), else only the network's. With
 ``imitate`` (a number of moves) each of the player's samples also carries up to that many of
 the other legal moves of its decision, drawn at random, for the learner's imitation loss
-(:func:`training.dmc.learn`: the player's move held above them).
+(:func:`climbrl.training.dmc.learn`: the player's move held above them).
 """
 
 from __future__ import annotations
@@ -34,8 +34,8 @@ import signal
 import numpy as np
 import torch
 
-from policies.network import NetConfig, QNetwork, build_network
-from policies.spec import recent_actions_fn, return_groups, role_of, roles
+from climbrl.policies.network import NetConfig, QNetwork, build_network
+from climbrl.policies.spec import recent_actions_fn, return_groups, role_of, roles
 
 from .children import ORPHAN_EXIT, exit_with_parent
 from .opponents import make_opponent, opponent_move
@@ -53,7 +53,7 @@ SAVED_WITH_OPPONENTS = 9
 
 
 def move_classes(game) -> tuple[int, ...]:
-    """``game.move_classes()``, made once per game (:meth:`~envs.core.game.GameDefaults.derived`)."""
+    """``game.move_classes()``, made once per game (:meth:`~climbrl.envs.core.game.GameDefaults.derived`)."""
     return game.move_classes()
 
 
@@ -160,7 +160,7 @@ class _GamePickler(pickle.Pickler):
     """Pickles states and players without their (large, rebuildable) game objects: the base
     game by name, a drawn table's by its rules, the parts a player keeps of a game (its
     catalog, move generator, hand evaluator) by the game and the attribute, and the tables a
-    player derived from it (:meth:`~envs.core.game.GameDefaults.derived`) by the game and
+    player derived from it (:meth:`~climbrl.envs.core.game.GameDefaults.derived`) by the game and
     their ``build``, so a saved state neither copies them nor keeps an older version's copy of
     them. One lookup per pickled object: a checkpoint pickles millions."""
 
@@ -241,7 +241,7 @@ def _share_parts(player, game) -> None:
 
 class SelfPlayActor:
     """``games`` matches in lockstep, feeding ``transport`` with batches of ``batch_size``.
-    ``game``: an engine, or the run's :class:`~training.tables.Tables` (every episode at a
+    ``game``: an engine, or the run's :class:`~climbrl.training.tables.Tables` (every episode at a
     table drawn from them; the networks score their stacked feature table)."""
 
     def __init__(self, game, nets: list[QNetwork], transport: Transport, games: int,
@@ -453,7 +453,7 @@ def build_actor(actor_id: int, game_kwargs: dict, net_config: dict, transport, g
                 learn_opponents: bool = False, imitate: int = 0) -> SelfPlayActor:
     """A self-play actor of its own process (a spawned one, a Ray actor), from plain values:
     one torch thread, its tables (``game_kwargs``: the arguments of
-    :class:`~training.tables.Tables`), fresh networks (the weights come through
+    :class:`~climbrl.training.tables.Tables`), fresh networks (the weights come through
     ``transport``) and a generator seeded with ``seed``."""
     os.environ["OMP_NUM_THREADS"] = "1"
     torch.set_num_threads(1)

@@ -1,6 +1,6 @@
 """Evaluation of a network against other players on duplicate deals.
 
-:func:`harness_figures` runs the project's evaluation harness (:mod:`training.evaluate`) on a
+:func:`harness_figures` runs the project's evaluation harness (:mod:`climbrl.training.evaluate`) on a
 checkpoint: any player the registry knows as opponent (``random``, ``scripted-medium``,
 ``hard``...), the harness's figures (Daifugo / President: points per round; Dou Dizhu: WP and
 ADP per side; each with a 95% interval over deals). :func:`evaluate` is the trainer's own
@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from policies.spec import won
+from climbrl.policies.spec import won
 
 from .actor import NetPolicy
 from .opponents import make_opponent, opponent_move

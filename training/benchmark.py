@@ -1,13 +1,13 @@
-"""In-process self-play speed of the trainer's actor, for ``benchmarks.compare``.
+"""In-process self-play speed of the trainer's actor, for ``climbrl.benchmarks.compare``.
 
-``frames_per_second(game, seconds)`` steps one :class:`~training.actor.SelfPlayActor` (the
+``frames_per_second(game, seconds)`` steps one :class:`~climbrl.training.actor.SelfPlayActor` (the
 game's config from ``configs/``: its network, games per actor and exploration) in this
-process (the shipped config named by the game's ``train_config`` in ``envs.GAMES``), torch
+process (the shipped config named by the game's ``train_config`` in ``climbrl.envs.GAMES``), torch
 on one thread, and counts decisions made and recorded (frames), the figure
 DouZero's DMC actor loop is measured by (DouZero has no bidding: compare its frames with our
 landlord and peasant decisions, ``frames_per_second_by_role``). It also times the learner on
 the batches the actor made (samples per second of MSE/RMSprop updates), since with few cores
-the learner is what bounds a whole training run (``python -m benchmarks.selfplay`` measures
+the learner is what bounds a whole training run (``python -m climbrl.benchmarks.selfplay`` measures
 those end to end).
 """
 
@@ -18,9 +18,9 @@ import time
 import numpy as np
 import torch
 
-import envs
-from policies.network import build_network
-from policies.spec import make_game, roles, seat_rows
+from climbrl import envs
+from climbrl.policies.network import build_network
+from climbrl.policies.spec import make_game, roles, seat_rows
 
 from .actor import SelfPlayActor
 from .config import make_args

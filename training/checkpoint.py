@@ -3,7 +3,7 @@
 flushed too), so a kill or a full disk at any moment leaves the previous checkpoint intact.
 
 Keys: ``format``, ``spec`` (game, env version, rules config, observation layout, action
-catalog; see :mod:`policies.spec`), ``network`` (hyperparameters), ``roles``, ``args`` (the
+catalog; see :mod:`climbrl.policies.spec`), ``network`` (hyperparameters), ``roles``, ``args`` (the
 run's settings), ``models`` and ``optimizers`` (state dicts by role), ``counters`` (frames,
 updates, elapsed seconds, ...), ``rng`` (torch and Python states), ``actor`` (the in-process
 actor's games and RNG, for an exact resume with ``--actors 0``; ``None`` otherwise),
@@ -24,7 +24,7 @@ from typing import Any
 
 import torch
 
-from policies.spec import CheckpointError
+from climbrl.policies.spec import CheckpointError
 
 __all__ = ["CheckpointError", "FILENAME", "FORMAT", "checkpoint_path", "load", "save"]
 

@@ -3,7 +3,7 @@
 A config is a YAML file, or a shipped config by name (``daifugo4`` or ``daifugo4.yaml``: the
 files of ``configs/``, found by :func:`find_config` from any working directory).
 
-Precedence: the :class:`~training.dmc.Args` defaults, then the YAML file, then the command line
+Precedence: the :class:`~climbrl.training.dmc.Args` defaults, then the YAML file, then the command line
 (``--games-per-actor 64`` and ``--games_per_actor=64`` both work; values are read as YAML, so
 ``--rules "{lock: false}"`` and ``--state-layers "[256, 256]"`` work too). Every value is
 checked against the setting's type (an integer where an integer is asked, ``true``/``false``
@@ -30,8 +30,8 @@ from typing import Any
 
 import yaml
 
-import envs
-from policies.install import shipped
+from climbrl import envs
+from climbrl.policies.install import shipped
 
 from .dmc import Args
 
@@ -41,7 +41,7 @@ checkpoint (``--minutes`` is the budget of each invocation; a Ray cluster's addr
 FIXED_ON_RESUME = ("game", "run_name", "runs_dir")
 """what a resumed run cannot change: it keeps its game and continues in its folder"""
 CONFIG_SUFFIX = ".yaml"
-#: in configs/ but not a training config: the CPU levels of policies.registry
+#: in configs/ but not a training config: the CPU levels of climbrl.policies.registry
 NOT_TRAINING = ("cpus",)
 
 

@@ -12,10 +12,10 @@ weights back to the actors.
     climbrl train --config configs/daifugo4.yaml --backend ray --ray-address auto --actors 8
 
 Daifugo and President train one network for every table of the game: ``tables`` draws a
-table per episode (players, rounds, switches; :mod:`training.tables`) and evaluations play a
+table per episode (players, rounds, switches; :mod:`climbrl.training.tables`) and evaluations play a
 panel of tables (``eval_tables``), logging each table and the panel's mean.
 
-``--backend ray`` runs the actors as Ray actors on a cluster (:mod:`training.ray_backend`);
+``--backend ray`` runs the actors as Ray actors on a cluster (:mod:`climbrl.training.ray_backend`);
 the learner is this process either way, on ``--device`` (cpu, cuda or auto). ``--minutes``
 is the budget of one invocation (a resumed run gets it anew); ``--total-frames`` counts the
 whole run. The summary says why the run stopped. TensorBoard: ``tensorboard
@@ -42,9 +42,9 @@ from torch import nn
 from torch.utils.tensorboard import SummaryWriter
 from torch.utils.tensorboard.summary import hparams
 
-import envs
-from policies.network import NetConfig, build_network
-from policies.spec import (check_spec, episode_starter, features_digest, load_role_weights,
+from climbrl import envs
+from climbrl.policies.network import NetConfig, build_network
+from climbrl.policies.spec import (check_spec, episode_starter, features_digest, load_role_weights,
                            make_game, model_spec, roles, seat_rows)
 
 from . import checkpoint
@@ -76,7 +76,7 @@ SHARE_SLACK = 1e-9
 class Args:
     # -- game
     game: str = envs.DEFAULT_GAME
-    """game to train: one of envs.GAMES (daifugo, president, doudizhu)"""
+    """game to train: one of climbrl.envs.GAMES (daifugo, president, doudizhu)"""
     players: int | None = None
     """seats at the table (None: the game's default)"""
     rules: dict = field(default_factory=dict)
@@ -87,7 +87,7 @@ class Args:
     """Daifugo / President: the tables to train on, one drawn per episode, each key on its
     own: players or a rule, as a list (equally likely), a mapping value -> weight, or for an
     on/off rule the chance that it is on, e.g. {players: [3, 4], rounds: [3, 5, 7], lock: 0.5}
-    (training.tables); keys not drawn come from players and rules. A list of such mappings,
+    (climbrl.training.tables); keys not drawn come from players and rules. A list of such mappings,
     each with a weight, is a mixture: an episode draws one, then its keys. None: the one
     table of players and rules"""
     # -- run
@@ -112,7 +112,7 @@ class Args:
     init_from: str | None = None
     """a new run's networks start from these trained weights: a checkpoint (or its run
     folder) or an exported CPU folder (cpus/doudizhu) of the same game, network settings and
-    roles; the optimizer, counters and games start afresh (training.warm_start). A resumed
+    roles; the optimizer, counters and games start afresh (climbrl.training.warm_start). A resumed
     run's weights are its checkpoint's"""
     checkpoint_minutes: float = 10.0
     """write runs/<run>/checkpoint.pt this often (and always at exit, Ctrl-C included)"""
@@ -199,10 +199,10 @@ class Args:
     eval_deals: int = 25
     """deals per evaluation, each played with the network in every seat"""
     eval_opponent: str = "random"
-    """who fills the other seats in evaluations: any player name of policies.load (random,
+    """who fills the other seats in evaluations: any player name of climbrl.policies.load (random,
     scripted-medium, hard...)"""
     eval_harness: bool = True
-    """evaluate with the evaluation harness (training.evaluate: duplicate deals, its figures);
+    """evaluate with the evaluation harness (climbrl.training.evaluate: duplicate deals, its figures);
     false: the trainer's own batched arena against random players (several times faster)"""
     eval_tables: list | None = None
     """the panel of tables each evaluation plays, e.g. [{players: 4}, {players: 3, rounds:
@@ -227,7 +227,7 @@ class Args:
                 "reward": self.reward}
 
     def table_kwargs(self) -> dict[str, Any]:
-        """The arguments of the run's :class:`~training.tables.Tables`."""
+        """The arguments of the run's :class:`~climbrl.training.tables.Tables`."""
         return {**self.game_kwargs(), "tables": self.tables}
 
     def validate(self) -> None:
@@ -595,7 +595,7 @@ def train(args: Args) -> dict[str, Any]:
             transport = LocalTransport(ctx, state_dicts(), args.queue_batches)
             transport.publish_weights(state_dicts())
             # actors start with Ctrl-C ignored (inherited through exec): the learner stops them;
-            # each one exits by itself if the learner dies (training.actor.exit_with_parent)
+            # each one exits by itself if the learner dies (climbrl.training.actor.exit_with_parent)
             main_thread = threading.current_thread() is threading.main_thread()
             previous_int = signal.signal(signal.SIGINT, signal.SIG_IGN) if main_thread else None
             try:

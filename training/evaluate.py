@@ -6,8 +6,8 @@ distinct cyclic rotation of the lineup, so every player sits in every seat of ev
 the luck of the cards cancels. Players are re-seeded from ``(seed, lineup, deal, rotation,
 slot)`` before each game: results do not depend on the number of worker processes.
 
-Figures (each with a 95% interval over deals, :mod:`training.stats`), following how the game
-is scored (its ``scoring``, :mod:`envs.core.game`):
+Figures (each with a 95% interval over deals, :mod:`climbrl.training.stats`), following how the game
+is scored (its ``scoring``, :mod:`climbrl.envs.core.game`):
 
 - places (Daifugo / President): mean points per round, the distribution of places,
   first-place share; for every two players of a lineup, the per-deal difference of their mean
@@ -29,11 +29,11 @@ Deals that end with no game (Dou Dizhu: every bid passed) count for nobody.
 
 Results: a terminal table (:func:`format_report`), ``summary.json``, ``results.csv`` and
 ``ladder.png`` (:func:`write_outputs`; the plot needs matplotlib, :func:`plot_available`).
-With a :class:`training.results.ResultStore` (:func:`open_store`), :func:`run` records every
+With a :class:`climbrl.training.results.ResultStore` (:func:`open_store`), :func:`run` records every
 deal's games in ``games.jsonl`` as it finishes and skips the deals already there: an
 interrupted tournament resumes where it stopped, with the same figures.
 
-Worker processes end with the tournament, however it ends (:mod:`training.children`), and a
+Worker processes end with the tournament, however it ends (:mod:`climbrl.training.children`), and a
 player's failure is one :class:`PlayerError` naming the player.
 """
 
@@ -61,15 +61,15 @@ from typing import Any
 
 import numpy as np
 
-import envs
-from envs.core.aec import turns
-from envs.core.game import PLACES, SIDES
+from climbrl import envs
+from climbrl.envs.core.aec import turns
+from climbrl.envs.core.game import PLACES, SIDES
 
 from . import stats
 from .errors import RunError, one_line
 
 DEFAULT_TABLE = {name: entry.default_players for name, entry in envs.GAMES.items()}
-"""the table size of each registered game's tournaments (``envs.GAMES``)"""
+"""the table size of each registered game's tournaments (``climbrl.envs.GAMES``)"""
 DEFAULT_WORKERS = 2
 DEFAULT_DEALS = 100
 #: ``rounds=None``: the env's own number of rounds
@@ -273,7 +273,7 @@ class _Table:
     every game, so which deals a table plays does not change any game)."""
 
     def __init__(self, config: EvalConfig, lineup_index: int):
-        import policies
+        from climbrl import policies
 
         self.config = config
         self.lineup_index = lineup_index
@@ -330,7 +330,7 @@ def check(config: EvalConfig) -> EvalConfig:
     """Before any game: the env accepts the rules and every player loads and accepts the env
     (a ``ValueError`` naming the player, e.g. a network trained with other rules). Returns
     ``config`` with the ``weights`` of its trained players."""
-    import policies
+    from climbrl import policies
 
     env = make_env(config.game, config.table_size, config.rounds, dict(config.rules))
     env.reset(seed=config.seed)
@@ -351,7 +351,7 @@ def run(config: EvalConfig, store=None, map_chunks: Callable | None = None) -> l
     deal's games go to it as the deal finishes. ``map_chunks(play, tasks)`` spreads chunks
     of deals elsewhere (default: ``config.workers`` local processes); it yields ``(task,
     play(*task))`` as each one finishes, in any order
-    (:func:`training.ray_backend.map_chunks`: over a Ray cluster)."""
+    (:func:`climbrl.training.ray_backend.map_chunks`: over a Ray cluster)."""
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     done = store.finished if store is not None else set()
     todo = [
@@ -520,7 +520,7 @@ def default_out(config: EvalConfig) -> Path:
 
 
 def open_store(config: EvalConfig, out: str | os.PathLike, overwrite: bool = False):
-    """The :class:`training.results.ResultStore` of ``config`` under ``out``: created, or
+    """The :class:`climbrl.training.results.ResultStore` of ``config`` under ``out``: created, or
     resumed when it holds the same tournament; ``ValueError`` when it holds another one
     (unless ``overwrite``), ``OSError`` when ``out`` cannot be written."""
     from .results import ResultStore

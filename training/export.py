@@ -3,14 +3,14 @@
     climbrl export runs/<run> --out cpus/NAME
 
 writes ``cpus/NAME/cpu.json`` (spec, network settings, roles, training facts) and one
-``<role>.onnx`` per role. ``policies.neural.load("cpus/NAME", game)`` plays it with
+``<role>.onnx`` per role. ``climbrl.policies.neural.load("cpus/NAME", game)`` plays it with
 onnxruntime and numpy only. Each ONNX model maps ``(obs, hist_features, hist_movers,
 move_features, move_seg)`` to the q of each listed move (see
-:data:`policies.neural.ONNX_INPUTS`); the observation scaling is inside the model, the action
+:data:`climbrl.policies.neural.ONNX_INPUTS`); the observation scaling is inside the model, the action
 feature table is not: the player takes it from its game, whose spec matches the recorded one
 (Daifugo / President: the features' schema, so the CPU scores the moves of any catalog of its
 game, any table; Dou Dizhu: the table's digest). A damaged checkpoint raises a
-:class:`~training.checkpoint.CheckpointError` naming the file.
+:class:`~climbrl.training.checkpoint.CheckpointError` naming the file.
 """
 
 from __future__ import annotations
@@ -22,9 +22,9 @@ from pathlib import Path
 
 import torch
 
-from policies.network import FeatureScorer, NetConfig, build_network
-from policies.neural import META_FILE, META_FORMAT, ONNX_INPUTS, OUTPUT
-from policies.spec import (action_features, check_spec, game_from_spec, load_role_weights,
+from climbrl.policies.network import FeatureScorer, NetConfig, build_network
+from climbrl.policies.neural import META_FILE, META_FORMAT, ONNX_INPUTS, OUTPUT
+from climbrl.policies.spec import (action_features, check_spec, game_from_spec, load_role_weights,
                            lookup_tables, seat_rows)
 
 from . import checkpoint

@@ -1,4 +1,4 @@
-"""Opponents of the trainer's evaluations: any player of the registry (:func:`policies.load`:
+"""Opponents of the trainer's evaluations: any player of the registry (:func:`climbrl.policies.load`:
 ``random``, ``scripted-medium``, ``hard``...), behind the players' protocol
 ``player.bind(game)``, ``player.act(observation, view) -> int``."""
 
@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
-import policies
-from envs.core.game import seat_observation
+from climbrl import policies
+from climbrl.envs.core.game import seat_observation
 
 
 def make_opponent(name: str, game, seed):
@@ -29,4 +29,4 @@ def check_opponent(name: str, game: str, setting: str = "eval_opponent") -> None
     base, _knobs = policies.parse_spec(name)
     if base not in policies.known_names(game):
         raise ValueError(f"unknown {setting} {name!r} for {game!r}; players are "
-                         f"{', '.join(policies.known_names(game))}")
+                         f"{', '.join(climbrl.policies.known_names(game))}")

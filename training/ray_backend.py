@@ -3,8 +3,8 @@ evaluation harness's deals spread over it (``pip install 'climbrl[ray]'``).
 
 Training (``climbrl train --backend ray [--ray-address auto|HOST:PORT]``): the learner stays
 one process, the Ray driver; each actor is a Ray actor (one CPU, one torch thread) that plays
-the same :class:`~training.actor.SelfPlayActor` games as the local backend's processes.
-:class:`RayTransport` is the learner's side of :class:`~training.transport.Transport`:
+the same :class:`~climbrl.training.actor.SelfPlayActor` games as the local backend's processes.
+:class:`RayTransport` is the learner's side of :class:`~climbrl.training.transport.Transport`:
 
 * batches: the learner keeps ``depth`` requests for a batch waiting at each actor; an actor
   plays until it has a batch and returns it through the object store straight to the learner,
@@ -180,7 +180,7 @@ class Starts:
 
 class RayTransport:
     """The learner's side of the Ray backend (module docstring): starts ``args.actors`` Ray
-    actors for the run of ``args`` (a :class:`training.dmc.Args`) in its ``session``; call
+    actors for the run of ``args`` (a :class:`climbrl.training.dmc.Args`) in its ``session``; call
     :meth:`publish_weights` once before the first :meth:`get_batch`."""
 
     def __init__(self, args, net_config: dict, session: int):

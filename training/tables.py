@@ -45,8 +45,8 @@ from typing import Any
 
 import numpy as np
 
-import envs
-from policies.spec import action_features, episode_starter, make_game
+from climbrl import envs
+from climbrl.policies.spec import action_features, episode_starter, make_game
 
 MAX_COMBINATIONS = 20_000
 """most tables (rounds apart) a distribution may draw: each is checked at the start"""

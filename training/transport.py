@@ -9,7 +9,7 @@ two local ones here without touching it:
   through a bounded queue; the learner publishes weights into shared-memory tensors with a
   version counter that actors poll.
 
-:class:`training.ray_backend.RayTransport` is a third: Ray actors on the nodes of a cluster.
+:class:`climbrl.training.ray_backend.RayTransport` is a third: Ray actors on the nodes of a cluster.
 """
 
 from __future__ import annotations

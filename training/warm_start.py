@@ -23,10 +23,10 @@ from typing import Any
 import numpy as np
 import torch
 
-from policies.network import FeatureScorer, NetConfig, build_network
-from policies.neural import META_FILE, ONNX_INPUTS, OUTPUT, _onnx_session, read_meta
-from policies.registry import _shipped_cpu
-from policies.spec import CheckpointError, check_spec, game_from_spec, load_role_weights
+from climbrl.policies.network import FeatureScorer, NetConfig, build_network
+from climbrl.policies.neural import META_FILE, ONNX_INPUTS, OUTPUT, _onnx_session, read_meta
+from climbrl.policies.registry import _shipped_cpu
+from climbrl.policies.spec import CheckpointError, check_spec, game_from_spec, load_role_weights
 
 from . import checkpoint
 from .errors import one_line
@@ -37,14 +37,14 @@ TORCH_LSTM_GATES = ("i", "f", "c", "o")
 #: how far the filled network's q may stray from the exported model's (float32 rounding)
 MATCH_TOLERANCE = 1e-4
 PARAM_PREFIX = "net."
-"""the exporter wraps the network (:class:`policies.network.FeatureScorer`)"""
+"""the exporter wraps the network (:class:`climbrl.policies.network.FeatureScorer`)"""
 
 
 def read_weights(path: str | Path) -> dict[str, Any]:
     """``{"spec", "network", "roles", "models": {role: state dict}, "trained"}`` of a
     checkpoint or an exported CPU folder (``trained``: what its run did,
-    :func:`training.export.trained_record`; None for a CPU exported without it);
-    :class:`~policies.spec.CheckpointError` naming the file otherwise."""
+    :func:`climbrl.training.export.trained_record`; None for a CPU exported without it);
+    :class:`~climbrl.policies.spec.CheckpointError` naming the file otherwise."""
     folder = Path(_shipped_cpu(str(path)))
     if (folder / META_FILE).is_file():
         return _read_exported(folder)

@@ -2,5 +2,5 @@
 deal codes, checks of user input (:mod:`.checks`) and the PettingZoo adapter. Nothing here
 knows the rules of a particular game.
 
-Only :mod:`envs.core.aec` imports PettingZoo; the rest is safe for the pure engines.
+Only :mod:`climbrl.envs.core.aec` imports PettingZoo; the rest is safe for the pure engines.
 """

@@ -1,4 +1,4 @@
-"""A thin PettingZoo AEC adapter over any climbrl engine (see :mod:`envs.core.game`).
+"""A thin PettingZoo AEC adapter over any climbrl engine (see :mod:`climbrl.envs.core.game`).
 
 The adapter owns the PettingZoo bookkeeping (agents, spaces, rewards, terminations) and
 nothing of the rules. An illegal action gets PettingZoo's standard treatment (the one of
@@ -6,7 +6,7 @@ nothing of the rules. An illegal action gets PettingZoo's standard treatment (th
 plus a warning that names the move in card text; it is done here rather than by stacking the
 wrapper so that a step costs one call.
 
-Input is checked, never converted (:mod:`envs.core.checks`): ``step`` takes an ``int`` id, a
+Input is checked, never converted (:mod:`climbrl.envs.core.checks`): ``step`` takes an ``int`` id, a
 numpy integer or a one-element integer array, and a float, bool, string or ``None`` is a
 ``TypeError`` before anything changes; seats, agents, seeds and options likewise. ``view``,
 ``legal_actions`` and ``deal_code`` before ``reset`` are a ``RuntimeError`` saying so.
@@ -30,7 +30,7 @@ try:
     from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 except ImportError as err:  # the engines work without them; the environments do not
     raise ImportError(f"the climbrl environments need gymnasium and pettingzoo>={PETTINGZOO_FLOOR} "
-                      f"({err}); the engines envs.daifugo and envs.doudizhu need numpy only") from err
+                      f"({err}); the engines climbrl.envs.daifugo and climbrl.envs.doudizhu need numpy only") from err
 
 
 class IllegalMoveWarning(UserWarning):

@@ -34,7 +34,7 @@ overrides):
   game was played; ``duel_options(deal_code)``, reset options that seat the deal's lone side
   at seat 0; ``score_unit``, what a point is).
 
-:class:`GameEntry` is a registered game (``envs.GAMES``): its env module, engine, bots and
+:class:`GameEntry` is a registered game (``climbrl.envs.GAMES``): its env module, engine, bots and
 table sizes, so that nothing outside a game's packages needs its name.
 """
 

@@ -1,6 +1,6 @@
 """The Daifugo / President rules engine (pure Python; no PettingZoo or torch).
 
->>> from envs.daifugo import DaifugoGame, Rules
+>>> from climbrl.envs.daifugo import DaifugoGame, Rules
 >>> game = DaifugoGame(Rules.preset("daifugo", players=4))
 >>> game.catalog.action_to_str(game.catalog.action_from_str("3s JK=4s 5s"))
 '3s JK=4s 5s'
@@ -12,7 +12,7 @@ from .engine import PHASE_EXCHANGE, PHASE_NAMES, PHASE_OVER, PHASE_PLAY, Daifugo
 from .rules import Rules
 
 GAME = DaifugoGame
-"""the game class (``envs.GAMES`` reads its class facts)"""
+"""the game class (``climbrl.envs.GAMES`` reads its class facts)"""
 DEFAULT_REWARD = "centered"
 
 

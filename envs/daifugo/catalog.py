@@ -1,6 +1,6 @@
 """The action catalog of Daifugo and President: a fixed id for every possible move.
 
-Built once per :class:`~envs.daifugo.rules.Rules`. Segments, in id order:
+Built once per :class:`~climbrl.envs.daifugo.rules.Rules`. Segments, in id order:
 
 ===========  ============================================================================
 segment      content

@@ -1,6 +1,6 @@
 """The Daifugo / President engine: pure Python, cards as bitmasks, moves as catalog ids.
 
-:class:`DaifugoGame` holds the fixed facts of one :class:`~envs.daifugo.rules.Rules` (catalog,
+:class:`DaifugoGame` holds the fixed facts of one :class:`~climbrl.envs.daifugo.rules.Rules` (catalog,
 observation layout, deal-code tag) and makes :class:`DaifugoState` objects. A state is one
 position of a match; ``legal_actions()`` lists catalog ids, ``apply(id)`` plays one for the
 seat to move, ``clone()`` copies it cheaply for search. The rules and rulings followed are
@@ -65,7 +65,7 @@ class DaifugoGame(GameDefaults):
         0: "its observation was tied to one rule set, player count and round count",
     }
     #: the observation carries every rule that changes play, so one network reads every
-    #: table of the game (:mod:`envs.daifugo.observation`)
+    #: table of the game (:mod:`climbrl.envs.daifugo.observation`)
     observes_rules = True
     action_feature_schema = FEATURE_SCHEMA
 
@@ -168,7 +168,7 @@ class DaifugoGame(GameDefaults):
 
     # -- protocol ------------------------------------------------------------------------------
 
-    # -- what the trainer and the harness read (envs.core.game) ------------------------------
+    # -- what the trainer and the harness read (climbrl.envs.core.game) ------------------------------
 
     draws_tables = True
     scoring = PLACES

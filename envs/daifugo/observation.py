@@ -40,7 +40,7 @@ phase           (3,)         one-hot: exchange, play, over
 to_move         (P,)         one-hot seat to move
 played_ranks    (13,)        real cards of this round's unsuited plays, per rank (*)
 pile_ranks      (13,)        real cards of the pile's play per rank, when it is unsuited (*)
-switches        (S,)         every on/off rule of :class:`~envs.daifugo.rules.Rules`, in the
+switches        (S,)         every on/off rule of :class:`~climbrl.envs.daifugo.rules.Rules`, in the
                              order of :data:`SWITCHES`: 1 when on
 choices         (C,)         one-hot per rule with named options (:data:`CHOICES`: run
                              suits, first leader, later leader, later dealing)

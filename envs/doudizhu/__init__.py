@@ -9,13 +9,13 @@
 * :mod:`.evaluator` -- fewest plays to empty a hand, high cards, bombs, bid advice.
 * :mod:`.roles` -- the networks the trainer trains, the two sides, the training starts.
 
-The PettingZoo environment over it is :mod:`envs.doudizhu_v1`.
+The PettingZoo environment over it is :mod:`climbrl.envs.doudizhu_v1`.
 """
 
 from .engine import DealError, DoudizhuConfig, DoudizhuGame, DoudizhuState, Phase
 
 GAME = DoudizhuGame
-"""the game class (``envs.GAMES`` reads its class facts)"""
+"""the game class (``climbrl.envs.GAMES`` reads its class facts)"""
 
 
 def make_game(name: str = "doudizhu", players: int | None = None, rules: dict | None = None,

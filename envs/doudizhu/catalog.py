@@ -1,6 +1,6 @@
 """The Dou Dizhu action catalog: every possible play, its readings, and the bidding actions.
 
-A *play* is a rank multiset (see :mod:`envs.doudizhu.cards`) that forms at least one legal
+A *play* is a rank multiset (see :mod:`climbrl.envs.doudizhu.cards`) that forms at least one legal
 shape. One play may have several *readings* ``(kind, length, main)``: ``333444555666`` is an
 airplane of 4 trios (main 3), an airplane of 3 trios 333444555 with single kickers 6-6-6
 (main 3) and one of 3 trios 444555666 with kickers 3-3-3 (main 4). Every play gets one id, so
@@ -31,7 +31,7 @@ play never has more cards than the largest hand (20), which caps the lengths abo
 is the body rank (the lowest rank of a chain body); two readings compare only with equal kind
 and length.
 
-(*) The four-player game (two packs, :func:`envs.doudizhu.cards.setup_for`) differs: pairs
+(*) The four-player game (two packs, :func:`climbrl.envs.doudizhu.cards.setup_for`) differs: pairs
 include ``BB`` and ``RR`` (two copies of a joker), so may pair kickers; bombs hold 4 to 8 cards
 of a rank (a bomb's length is its number of cards); the rocket is all four jokers ``BBRR``
 (kickers never hold all four). (**) Its 33-card hands allow longer pair chains (12 pairs) and

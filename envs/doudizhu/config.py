@@ -4,12 +4,12 @@ The variants are its options, each off by default (the default plays the classic
 docs/rules.md):
 
 * ``bidding="rob"``: call and rob for the landlord instead of bidding 1, 2 or 3
-  (:mod:`envs.doudizhu.bidding`).
+  (:mod:`climbrl.envs.doudizhu.bidding`).
 * ``open_hand=True``: the landlord may play with its hand shown to every seat, which doubles
   the round.
 * ``players=4``: two packs, one landlord against three peasants, bombs of 4 to 8 cards.
 * ``laizi=True`` (three players): the four cards of a rank drawn with each deal are wild
-  (:mod:`envs.doudizhu.laizi`).
+  (:mod:`climbrl.envs.doudizhu.laizi`).
 """
 
 from __future__ import annotations

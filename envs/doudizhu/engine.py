@@ -1,5 +1,5 @@
 """The Dou Dizhu rules engine: a :class:`DoudizhuGame` (fixed facts) and its :class:`DoudizhuState`
-(one position), implementing :mod:`envs.core.game`. Pure Python and numpy.
+(one position), implementing :mod:`climbrl.envs.core.game`. Pure Python and numpy.
 
 Rules: the Dou Dizhu section of ``docs/rules.md``. In short:
 
@@ -23,18 +23,18 @@ Rulings where the sources are silent (documented in ``envs/doudizhu_v1.py`` too)
   ``+-2 x bid x multiplier`` and each peasant the opposite half; ``reward="win"`` pays +1 to
   each seat of the winning side and -1 to each seat of the other (not zero-sum).
 
-The variants (:class:`~envs.doudizhu.config.DoudizhuConfig`, rulings in docs/rules.md):
+The variants (:class:`~climbrl.envs.doudizhu.config.DoudizhuConfig`, rulings in docs/rules.md):
 
-* ``bidding="rob"`` (:mod:`envs.doudizhu.bidding`): a seat calls, the seats after it that have
+* ``bidding="rob"`` (:mod:`climbrl.envs.doudizhu.bidding`): a seat calls, the seats after it that have
   not spoken may rob, the caller may rob back; the last to rob is landlord at a bid of 1, and
   every rob doubles the round like a bomb (``result["robs"]``).
 * ``open_hand``: once it holds the kitty, the landlord chooses (phase ``show``) to play with
   its hand face up (``show``: every seat then sees its cards, and the round doubles) or hidden
   (``hide``), then leads (``result["shown"]``).
-* ``players=4``: two packs (:func:`~envs.doudizhu.cards.setup_for`), 25 cards each and 8 in
+* ``players=4``: two packs (:func:`~climbrl.envs.doudizhu.cards.setup_for`), 25 cards each and 8 in
   the kitty, one landlord against three peasants; bombs of 4 to 8 cards, the rocket of four
-  jokers (the catalog of :mod:`envs.doudizhu.catalog`); the landlord scores three times.
-* ``laizi`` (:mod:`envs.doudizhu.laizi`): the rank ``state.wild`` (the deal seed modulo 13,
+  jokers (the catalog of :mod:`climbrl.envs.doudizhu.catalog`); the landlord scores three times.
+* ``laizi`` (:mod:`climbrl.envs.doudizhu.laizi`): the rank ``state.wild`` (the deal seed modulo 13,
   so the deal code carries it) is wild; a play takes the hand's own cards first and wild
   cards for the rest; soft bombs rank below hard ones (``pile_power``, ``pile_subs``).
 
@@ -84,7 +84,7 @@ def role_name(state: DoudizhuState, seat: int) -> str:
 
 class DoudizhuState:
     """One position. Attributes are public for reading (bots, observers); change them only
-    through :meth:`apply`. Cards are packed rank counts (see :mod:`envs.doudizhu.cards`)."""
+    through :meth:`apply`. Cards are packed rank counts (see :mod:`climbrl.envs.doudizhu.cards`)."""
 
     __slots__ = (
         "game",
@@ -579,7 +579,7 @@ class DoudizhuGame(GameDefaults):
                                     "landlord": landlord, "bid": bid,
                                     **self.variant_options(state)})
 
-    # -- what the trainer and the harness read (envs.core.game) ------------------------------
+    # -- what the trainer and the harness read (climbrl.envs.core.game) ------------------------------
 
     scoring = SIDES
     sides = role_rules.SIDES

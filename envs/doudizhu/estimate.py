@@ -1,5 +1,5 @@
 """A fast estimate of the fewest plays that empty a large hand (the four-player game's 25 to
-33 cards, where the exact search of :mod:`envs.doudizhu.evaluator` can take seconds).
+33 cards, where the exact search of :mod:`climbrl.envs.doudizhu.evaluator` can take seconds).
 
 The estimate searches the chains only (chains, pair chains, airplanes) and counts what is
 left rank by rank: a rank holding a bomb's cards is one bomb, a trio one play, pairs and

@@ -6,7 +6,7 @@ first with memoisation on the remaining cards, branching only on plays that hold
 lowest rank (some play must take that card, and the order of plays does not change their
 number), and stops a branch as soon as it cannot beat the best count found so far. With two
 packs (the four-player game: 25 to 33 cards, where that search can take seconds) it is the
-estimate of :mod:`envs.doudizhu.estimate`. Hands are card text (``"33344BR"``) or packed rank
+estimate of :mod:`climbrl.envs.doudizhu.estimate`. Hands are card text (``"33344BR"``) or packed rank
 counts.
 
 The bid rule follows the advice of docs/rules.md ("count your high cards -- jokers, 2s and bombs -- and
@@ -95,7 +95,7 @@ def as_hand(hand: int | str, setup: Setup = THREE) -> int:
 
 class HandEvaluator:
     """Evaluates hands, given as card text (``"33344BR"``) or packed rank counts (see
-    :mod:`envs.doudizhu.cards`); keeps a bounded memo of sub-hand results.
+    :mod:`climbrl.envs.doudizhu.cards`); keeps a bounded memo of sub-hand results.
 
     >>> HandEvaluator().min_plays("333444555666777")
     1

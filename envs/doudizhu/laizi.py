@@ -11,7 +11,7 @@ are natural, and the four wild cards together are the *wild bomb*: rocket > wild
 bombs > soft bombs > every other play; bombs of one tier compare by rank (:func:`bomb_tier`).
 
 Legal plays are found by a scan of the catalog's rank counts with numpy (a hand's wild cards
-may stand for any rank, which the structural generator of :mod:`envs.doudizhu.moves` does
+may stand for any rank, which the structural generator of :mod:`climbrl.envs.doudizhu.moves` does
 not model): about a millisecond a call, cached by the engine.
 """
 

@@ -1,7 +1,7 @@
 """Legal play generation: which catalog plays a hand can lead, and which beat a pile.
 
 Generation is structural, never a scan of the 28,502-play catalog. A hand is packed rank counts
-(:mod:`envs.doudizhu.cards`); four guard-bit masks say which ranks hold at least 1, 2, 3 or 4
+(:mod:`climbrl.envs.doudizhu.cards`); four guard-bit masks say which ranks hold at least 1, 2, 3 or 4
 cards, all computed in one addition each (``(hand + ADD[k]) & GUARD``). Everything made of
 bodies only (singles, pairs, trios, bombs, the rocket and all chains) depends on one of those
 masks alone, so it is looked up in a per-mask table filled on first use. Plays with kickers

@@ -101,7 +101,7 @@ def _card_bytes(catalog) -> tuple[bytes, ...]:
 
 
 def build_layout(config) -> ObsLayout:
-    """The layout of a :class:`~envs.doudizhu.config.DoudizhuConfig` (see the module table)."""
+    """The layout of a :class:`~climbrl.envs.doudizhu.config.DoudizhuConfig` (see the module table)."""
     h = config.history_length
     players = config.players
     classic = config.bidding == CLASSIC

@@ -1,4 +1,4 @@
-"""What the trainer and the evaluation harness read of Dou Dizhu (``envs.core.game``): the
+"""What the trainer and the evaluation harness read of Dou Dizhu (``climbrl.envs.core.game``): the
 networks it trains, whose seat each decides, its two sides and the training starts.
 
 Roles: ``"bidding"`` decides every bid (before the landlord is known), ``"landlord"`` the

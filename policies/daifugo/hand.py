@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from envs.daifugo.cards import JOKER_RANK, NUM_RANKS, RANK_8
-from envs.daifugo.catalog import GIVE, PASS, SET
-from envs.daifugo.rules import MIN_RUN, REVOLUTION_SIZE
+from climbrl.envs.daifugo.cards import JOKER_RANK, NUM_RANKS, RANK_8
+from climbrl.envs.daifugo.catalog import GIVE, PASS, SET
+from climbrl.envs.daifugo.rules import MIN_RUN, REVOLUTION_SIZE
 
 TOP_RANK = NUM_RANKS - 1
 JOKER_STRENGTH = NUM_RANKS

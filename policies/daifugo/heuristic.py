@@ -4,7 +4,7 @@ hints and the ``hard`` player's candidate list use.
 ``medium`` follows the strategy tips of docs/rules.md, move by move:
 
 - *play weak cards while you lead, as a set or a run*: a move costs the number of groups the
-  hand keeps after it (:func:`~policies.daifugo.hand.count_groups`) plus the strength of its
+  hand keeps after it (:func:`~climbrl.policies.daifugo.hand.count_groups`) plus the strength of its
   top card, so the weakest whole group goes first;
 - *do not break up a set*: breaking a group leaves as many groups as before, so passing is
   preferred to it;
@@ -27,8 +27,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from envs.daifugo.catalog import PASS
-from envs.daifugo.engine import DaifugoGame
+from climbrl.envs.daifugo.catalog import PASS
+from climbrl.envs.daifugo.engine import DaifugoGame
 
 from ..base import EasyMistakes, Player, Weights, legal_ids
 from .hand import HandShape, MoveFacts, count_groups, is_control_move, revolution_gain

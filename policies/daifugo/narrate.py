@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from envs.daifugo.catalog import GIVE, PASS
+from climbrl.envs.daifugo.catalog import GIVE, PASS
 
 from ..text import does, is_are, ordinal, plural
 

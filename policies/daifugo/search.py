@@ -9,7 +9,7 @@ Each decision:
    consistently with its view (:class:`HandSampler`): hand counts, the cards played this round,
    the cards it gave in the exchange (its partner still holds those not yet played), and, when
    it received the strongest cards of a lower place, that this seat holds nothing stronger;
-3. :meth:`~envs.daifugo.engine.DaifugoGame.from_view` rebuilds the position with those hands,
+3. :meth:`~climbrl.envs.daifugo.engine.DaifugoGame.from_view` rebuilds the position with those hands,
    and every candidate is played out from it once with the fast rollout policy
    (:class:`RolloutPolicy`) on the pure engine, to the moment this seat's place in the round
    is known; the value is that place's points;
@@ -26,10 +26,10 @@ from __future__ import annotations
 
 import random
 
-from envs.core.bits import bit_list
-from envs.daifugo.cards import JOKER_RANK, parse_rank_suit
-from envs.daifugo.catalog import SET, SINGLE
-from envs.daifugo.engine import PHASE_PLAY, cards_within
+from climbrl.envs.core.bits import bit_list
+from climbrl.envs.daifugo.cards import JOKER_RANK, parse_rank_suit
+from climbrl.envs.daifugo.catalog import SET, SINGLE
+from climbrl.envs.daifugo.engine import PHASE_PLAY, cards_within
 
 from ..base import legal_ids
 from ..montecarlo import DeterminizedSearch

@@ -1,15 +1,15 @@
 """Text for a human at a Daifugo / President table: the position as text, moves typed as cards,
-why a typed move is not legal, and what each move did (:mod:`policies.daifugo.narrate`).
+why a typed move is not legal, and what each move did (:mod:`climbrl.policies.daifugo.narrate`).
 
-The terminal player (:mod:`policies.human`) speaks through one of these per game family.
+The terminal player (:mod:`climbrl.policies.human`) speaks through one of these per game family.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from envs.daifugo.cards import JOKER_RANK
-from envs.daifugo.catalog import GIVE, KIND_NAMES, PASS, RUN, SET, SINGLE
+from climbrl.envs.daifugo.cards import JOKER_RANK
+from climbrl.envs.daifugo.catalog import GIVE, KIND_NAMES, PASS, RUN, SET, SINGLE
 
 from ..text import grouped_moves, plural
 from .narrate import DaifugoNarrator
@@ -23,7 +23,7 @@ one (again: the next one), 'quit' or 'exit' ends the match."""
 
 class DaifugoTalk(DaifugoNarrator):
     """Position text, move parsing, illegal-move reasons and the narration of each move
-    (:class:`~policies.daifugo.narrate.DaifugoNarrator`) for the Daifugo engine."""
+    (:class:`~climbrl.policies.daifugo.narrate.DaifugoNarrator`) for the Daifugo engine."""
 
     help = HELP
 
@@ -150,4 +150,4 @@ class DaifugoTalk(DaifugoNarrator):
 
 
 TALK = DaifugoTalk
-"""the terminal text of the game (:func:`policies.human.talk_for`)"""
+"""the terminal text of the game (:func:`climbrl.policies.human.talk_for`)"""

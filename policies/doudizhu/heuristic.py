@@ -4,7 +4,7 @@
   pile whoever made it, leads its weakest card, bids by the hand evaluator; one move in four
   is a random legal move instead.
 - ``medium`` ("Normal"): breaks combinations sensibly -- a play costs the fewest plays the hand
-  still needs after it (the engine's exact :meth:`~envs.doudizhu.evaluator.HandEvaluator.min_plays`)
+  still needs after it (the engine's exact :meth:`~climbrl.envs.doudizhu.evaluator.HandEvaluator.min_plays`)
   plus the rank of its main card, so low cards leave first in chains and pairs while 2s,
   jokers and bombs are kept to retake the lead; does not beat its partner; when the landlord
   has one card left it leads pairs or longer and answers a single with its highest; lets a
@@ -18,10 +18,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from envs.doudizhu.cards import BLACK_JOKER, RANKS, TWO, counts
-from envs.core.checks import as_int_in
-from envs.doudizhu.catalog import Kind
-from envs.doudizhu.engine import DoudizhuGame
+from climbrl.envs.doudizhu.cards import BLACK_JOKER, RANKS, TWO, counts
+from climbrl.envs.core.checks import as_int_in
+from climbrl.envs.doudizhu.catalog import Kind
+from climbrl.envs.doudizhu.engine import DoudizhuGame
 
 from ..base import EasyMistakes, Player, Weights, legal_ids
 

@@ -1,5 +1,5 @@
 """Determinized Monte Carlo for the Dou Dizhu ``hard`` player (the same scheme as the Daifugo
-one, :mod:`policies.daifugo.search`).
+one, :mod:`climbrl.policies.daifugo.search`).
 
 Each play decision (bidding follows the hand evaluator): the candidates are the Hard
 player's best moves by its card-counting score; a determinization deals the cards this seat
@@ -7,14 +7,14 @@ has not seen to the other two seats by their card counts (the landlord keeps the
 it has not played: the kitty is shown to all); :meth:`DoudizhuGame.from_view` makes the engine position
 from the view and those hands; each candidate is played out once with :class:`RolloutPolicy`; the
 value is this seat's side winning (+1) or losing (-1) times the stake. The scripted choice
-stands unless another candidate beats it significantly (:mod:`policies.montecarlo`).
+stands unless another candidate beats it significantly (:mod:`climbrl.policies.montecarlo`).
 """
 
 from __future__ import annotations
 
 import random
 
-from envs.doudizhu.cards import NUM_RANKS, UNIT, counts, parse
+from climbrl.envs.doudizhu.cards import NUM_RANKS, UNIT, counts, parse
 
 from ..base import legal_ids
 from ..montecarlo import DeterminizedSearch

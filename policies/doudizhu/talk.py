@@ -1,15 +1,15 @@
 """Text for a human at the Dou Dizhu table: the position, moves typed as cards (``33344``,
 ``pass``, ``bid 2``), why a typed move is not legal, and what each move did
-(:mod:`policies.doudizhu.narrate`)."""
+(:mod:`climbrl.policies.doudizhu.narrate`)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from envs.doudizhu import laizi
-from envs.doudizhu.bidding import CLASSIC
-from envs.doudizhu.cards import RANK_INDEX, contains
-from envs.doudizhu.catalog import Kind
+from climbrl.envs.doudizhu import laizi
+from climbrl.envs.doudizhu.bidding import CLASSIC
+from climbrl.envs.doudizhu.cards import RANK_INDEX, contains
+from climbrl.envs.doudizhu.catalog import Kind
 
 from ..text import grouped_moves, plural
 from .narrate import DoudizhuNarrator
@@ -24,7 +24,7 @@ suggests one (again: the next one), 'quit' or 'exit' ends the game."""
 
 class DoudizhuTalk(DoudizhuNarrator):
     """Position text, move parsing, illegal-move reasons and the narration of each move
-    (:class:`~policies.doudizhu.narrate.DoudizhuNarrator`) for the Dou Dizhu engine."""
+    (:class:`~climbrl.policies.doudizhu.narrate.DoudizhuNarrator`) for the Dou Dizhu engine."""
 
     help = HELP
 
@@ -134,4 +134,4 @@ class DoudizhuTalk(DoudizhuNarrator):
 
 
 TALK = DoudizhuTalk
-"""the terminal text of the game (:func:`policies.human.talk_for`)"""
+"""the terminal text of the game (:func:`climbrl.policies.human.talk_for`)"""

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-import policies
+from climbrl import policies
 
 from .events import Event
 from .games import TableGame, table_games
@@ -329,8 +329,8 @@ class Room:
         return None
 
     def hint_ranker(self, seat: int):
-        """The seat's hint cycle (:class:`policies.hints.Hints` over the scripted medium)."""
-        from policies.hints import Hints
+        """The seat's hint cycle (:class:`climbrl.policies.hints.Hints` over the scripted medium)."""
+        from climbrl.policies.hints import Hints
 
         hints = self.hints.get(seat)
         if hints is None:

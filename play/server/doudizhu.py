@@ -1,4 +1,4 @@
-"""A Dou Dizhu match at the table: deals in a row, each a :class:`~envs.doudizhu.engine.DoudizhuState`.
+"""A Dou Dizhu match at the table: deals in a row, each a :class:`~climbrl.envs.doudizhu.engine.DoudizhuState`.
 
 The engine holds ranks only (suits never matter in Dou Dizhu); the table also keeps which
 physical cards each seat holds (the deal code names them), so a page can draw real cards and
@@ -19,15 +19,15 @@ from typing import Any
 
 import numpy as np
 
-from envs.doudizhu import laizi
-from envs.doudizhu.bidding import CLASSIC, PASS_CODE, ROB
-from envs.doudizhu.cards import (BLACK_JOKER, NUM_RANKS, PACK_SIZE, PACKS_MAX, RANKS, RED_JOKER,
+from climbrl.envs.doudizhu import laizi
+from climbrl.envs.doudizhu.bidding import CLASSIC, PASS_CODE, ROB
+from climbrl.envs.doudizhu.cards import (BLACK_JOKER, NUM_RANKS, PACK_SIZE, PACKS_MAX, RANKS, RED_JOKER,
                                  card_rank, counts)
-from envs.doudizhu.catalog import CatalogError, Kind
-from envs.doudizhu.config import DoudizhuConfig
-from envs.doudizhu.deal import kitty_owner
-from envs.doudizhu.engine import DoudizhuGame, Phase
-from policies.doudizhu.talk import DoudizhuTalk
+from climbrl.envs.doudizhu.catalog import CatalogError, Kind
+from climbrl.envs.doudizhu.config import DoudizhuConfig
+from climbrl.envs.doudizhu.deal import kitty_owner
+from climbrl.envs.doudizhu.engine import DoudizhuGame, Phase
+from climbrl.policies.doudizhu.talk import DoudizhuTalk
 
 from .events import Event
 from .match import EngineTable, checked

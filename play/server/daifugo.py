@@ -1,6 +1,6 @@
 """A Daifugo / President match at the table: the engine's state plus what the table shows.
 
-:class:`DaifugoTable` wraps one :class:`~envs.daifugo.engine.DaifugoState` (the whole match:
+:class:`DaifugoTable` wraps one :class:`~climbrl.envs.daifugo.engine.DaifugoState` (the whole match:
 the engine deals every round from the match seed). It applies moves for a seat, turns each
 step into the events a page announces (a play, an eight cut, a lock, a finish...), and
 answers what one seat may see. It reads the engine's state; it never decides a rule itself,
@@ -15,12 +15,12 @@ from typing import Any
 
 import numpy as np
 
-from envs.core.bits import iter_bits
-from envs.daifugo.cards import JOKER_RANK, RANK_8, RANK_J, RANKS, SUITS
-from envs.daifugo.catalog import GIVE, KIND_NAMES, PASS, RUN, SET, SINGLE
-from envs.daifugo.engine import PHASE_EXCHANGE, PHASE_NAMES, DaifugoGame
-from envs.daifugo.rules import REVOLUTION_SIZE, Rules
-from policies.daifugo.talk import DaifugoTalk
+from climbrl.envs.core.bits import iter_bits
+from climbrl.envs.daifugo.cards import JOKER_RANK, RANK_8, RANK_J, RANKS, SUITS
+from climbrl.envs.daifugo.catalog import GIVE, KIND_NAMES, PASS, RUN, SET, SINGLE
+from climbrl.envs.daifugo.engine import PHASE_EXCHANGE, PHASE_NAMES, DaifugoGame
+from climbrl.envs.daifugo.rules import REVOLUTION_SIZE, Rules
+from climbrl.policies.daifugo.talk import DaifugoTalk
 
 from .events import Event
 from .match import EngineTable, checked

@@ -1,18 +1,18 @@
 """The ``climbrl`` command line.
 
-- ``climbrl bench``: environment speed figures of every game (:mod:`benchmarks.envs`;
-  ``--compare``: :mod:`benchmarks.compare`);
-- ``climbrl eval``: a duplicate-deal tournament (:mod:`training.evaluate`);
-- ``climbrl play``: a match at the terminal against CPUs (:mod:`training.play`);
+- ``climbrl bench``: environment speed figures of every game (:mod:`climbrl.benchmarks.envs`;
+  ``--compare``: :mod:`climbrl.benchmarks.compare`);
+- ``climbrl eval``: a duplicate-deal tournament (:mod:`climbrl.training.evaluate`);
+- ``climbrl play``: a match at the terminal against CPUs (:mod:`climbrl.play.terminal`);
 - ``climbrl train --config configs/daifugo4.yaml [--key value ...]`` or ``climbrl train
-  --resume runs/<run-name>``: self-play training (:mod:`training.dmc`);
+  --resume runs/<run-name>``: self-play training (:mod:`climbrl.training.dmc`);
 - ``climbrl export runs/<run-name> --out cpus/NAME``: a CPU player for onnxruntime
-  (:mod:`training.export`);
+  (:mod:`climbrl.training.export`);
 - ``climbrl serve [--host 127.0.0.1] [--port 8000] [--db PATH]``: the table server for the
-  browser page (:mod:`training.table.app`).
+  browser page (:mod:`climbrl.play.server.app`).
 
 Exit status: 0 done; 2 a mistake in the command (a bad option, value, player or file: one
-line on stderr, :class:`training.errors.UsageError`); 1 a failure while the work ran (one
+line on stderr, :class:`climbrl.training.errors.UsageError`); 1 a failure while the work ran (one
 line); 130 on Ctrl-C and 143 on SIGTERM. ``CLIMBRL_DEBUG=1`` shows the traceback instead.
 """
 
@@ -23,9 +23,8 @@ import os
 import sys
 import time
 
-import envs
-
-from .errors import (
+from climbrl import envs
+from climbrl.training.errors import (
     RunError,
     Terminated,
     UsageError,
@@ -81,7 +80,7 @@ def _room_days(text: str) -> float:
 
 
 def _rule(text: str) -> tuple[str, object]:
-    from policies.registry import knob_value
+    from climbrl.policies.registry import knob_value
 
     name, eq, value = text.partition("=")
     if not eq or not name:
@@ -100,20 +99,20 @@ def _add_common(p: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from training.evaluate import DEFAULT_DEALS, DEFAULT_WORKERS
+    from climbrl.training.evaluate import DEFAULT_DEALS, DEFAULT_WORKERS
 
     parser = OneLineParser(prog="climbrl", description="climbrl command line")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=OneLineParser)
     bench_parser = sub.add_parser(
         "bench", help="print environment speed figures",
         description="Random-play speed of every game's engine and env, and legal-move times "
-        "(benchmarks.envs; about a minute), a line per measurement as it finishes. Options "
+        "(climbrl.benchmarks.envs; about a minute), a line per measurement as it finishes. Options "
         "follow: --seconds S (per measurement, default 1), --repeats N (default 3), --seed N, "
         "--hands N (Dou Dizhu legal moves), --json FILE; with --compare, those of "
-        "benchmarks.compare (python -m benchmarks.compare --help).")
+        "climbrl.benchmarks.compare (python -m climbrl.benchmarks.compare --help).")
     bench_parser.add_argument("--compare", action="store_true",
                               help="side by side with RLCard, DouZero and OpenSpiel "
-                                   "(benchmarks.compare; its options follow)")
+                                   "(climbrl.benchmarks.compare; its options follow)")
 
     ev = sub.add_parser(
         "eval",
@@ -184,13 +183,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _add_train(sub) -> None:
-    """The train subcommand: ``--config`` plus every setting of ``training.dmc.Args``, with
-    its type, default and doc. Values are read as YAML and checked by ``training.config``."""
+    """The train subcommand: ``--config`` plus every setting of ``climbrl.training.dmc.Args``, with
+    its type, default and doc. Values are read as YAML and checked by ``climbrl.training.config``."""
     import dataclasses
 
     try:  # the settings live beside the trainer, which needs torch (the train extra)
-        from training.config import field_docs, type_text
-        from training.dmc import Args
+        from climbrl.training.config import field_docs, type_text
+        from climbrl.training.dmc import Args
     except ModuleNotFoundError as err:
         sub.add_parser("train", help=f"self-play training (needs the train extra: {err.name} "
                        "is missing; pip install 'climbrl[train]')")
@@ -210,7 +209,7 @@ def _add_train(sub) -> None:
     for f in dataclasses.fields(Args):
         default = f.default_factory() if f.default is dataclasses.MISSING else f.default
         # the value stays text here (SUPPRESS: only given settings appear) and is read as
-        # YAML against the setting's type in training.config, as from a config file
+        # YAML against the setting's type in climbrl.training.config, as from a config file
         switch = {"nargs": "?", "const": "true"} if isinstance(default, bool) else {}
         train.add_argument(f"--{f.name.replace('_', '-')}", dest=f"setting_{f.name}",
                            default=argparse.SUPPRESS, metavar=type_text(f.name).upper(),
@@ -236,7 +235,7 @@ def _yaml_text(value) -> str:
 def _train_overrides(args, rest: list[str]) -> dict:
     """The settings given on the command line: the train subparser's, then the ``--key_name``
     spellings it left in ``rest``."""
-    from training.config import parse_overrides, typed_value
+    from climbrl.training.config import parse_overrides, typed_value
 
     given = {key[len("setting_"):]: value for key, value in vars(args).items()
              if key.startswith("setting_")}
@@ -279,9 +278,9 @@ def _main(argv=None) -> int:
     args, rest = parser.parse_known_args(argv)
     if args.command == "bench":
         if args.compare:
-            from benchmarks.compare import main as bench
+            from climbrl.benchmarks.compare import main as bench
         else:
-            from benchmarks.envs import main as bench
+            from climbrl.benchmarks.envs import main as bench
 
         bench(rest)
         return 0
@@ -298,7 +297,7 @@ def _main(argv=None) -> int:
     if getattr(args, "func", None) is not None:
         return args.func(args)
     if args.command == "export":
-        from training.export import export
+        from climbrl.training.export import export
 
         print(f"wrote {export(args.checkpoint, args.out)}")
         return 0
@@ -306,10 +305,10 @@ def _main(argv=None) -> int:
 
 
 def _train(config: str | None, overrides: dict) -> int:
-    from training.config import make_args
-    from training.dmc import train, uses_panel
-    from training.rundir import RunFolderError
-    from training.tables import Tables
+    from climbrl.training.config import make_args
+    from climbrl.training.dmc import train, uses_panel
+    from climbrl.training.rundir import RunFolderError
+    from climbrl.training.tables import Tables
 
     with user_input():  # the settings and the tables they make are the user's input
         args = make_args(config, overrides)
@@ -331,7 +330,7 @@ def _train(config: str | None, overrides: dict) -> int:
 
 
 def _eval(args) -> int:
-    from training import evaluate
+    from climbrl.training import evaluate
 
     # every check before the first game: the players, the rules, the output folder
     with user_input():
@@ -382,7 +381,7 @@ def _eval(args) -> int:
 
 def _serve(args) -> int:
     try:
-        from training.table.app import serve
+        from climbrl.play.server.app import serve
     except ModuleNotFoundError as err:
         print(f"climbrl serve needs the serve extra (missing {err.name}): pip install 'climbrl[serve]'",
               file=sys.stderr)
@@ -401,7 +400,7 @@ def _map_chunks(args):
         return None
     import functools
 
-    from training import ray_backend
+    from climbrl.training import ray_backend
 
     if not ray_backend.available():
         raise ValueError(f"--backend ray needs Ray, which is not installed: "
@@ -410,7 +409,7 @@ def _map_chunks(args):
 
 
 def _play(args) -> int:
-    from training.play import Match
+    from climbrl.play.terminal import Match
 
     with user_input():
         match = Match(args.game, args.cpus, args.rounds, args.seed, dict(args.rule), args.seat,

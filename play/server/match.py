@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from envs.core.game import seat_observation
+from climbrl.envs.core.game import seat_observation
 
 
 class EngineTable:

@@ -1,4 +1,4 @@
-"""CPU seats: ``policies.load`` players thinking in worker processes (or threads), never on the
+"""CPU seats: ``climbrl.policies.load`` players thinking in worker processes (or threads), never on the
 event loop.
 
 :class:`CpuPool` hands a copy of the position to a worker, which asks the seat's player (one
@@ -27,8 +27,8 @@ from typing import Any
 
 import numpy as np
 
-import policies
-from envs.core.game import seat_observation
+from climbrl import policies
+from climbrl.envs.core.game import seat_observation
 
 log = logging.getLogger("climbrl.table")
 DEFAULT_THINK_S = 5.0
@@ -187,7 +187,7 @@ class Workers:
 
 _players: OrderedDict = OrderedDict()
 #: the trained CPUs' networks of this worker, loaded once and shared by its players
-#: (``policies.load``'s ``shared``)
+#: (``climbrl.policies.load``'s ``shared``)
 _networks: dict = {}
 
 

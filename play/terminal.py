@@ -1,7 +1,7 @@
 """Sit at the table with the CPUs: ``climbrl play --game daifugo --cpus hard,medium,medium``.
 
 The human takes seat ``seat`` (0 by default) and the CPUs the others, in order. The position
-is shown before each of the human's turns (:class:`policies.human.TerminalPlayer`); every
+is shown before each of the human's turns (:class:`climbrl.policies.human.TerminalPlayer`); every
 other seat's move is printed as it is made, with what it did, as the human's seat sees it
 (revolutions, cuts, locks, players going out, the exchange, each round's places and points,
 the match's winner; Dou Dizhu: the landlord, bombs, which side won and the points).
@@ -14,9 +14,9 @@ from typing import Any
 
 import numpy as np
 
-from envs.core.aec import turns
+from climbrl.envs.core.aec import turns
 
-from .evaluate import PLACES, make_env, scoring
+from climbrl.training.evaluate import PLACES, make_env, scoring
 
 STREAM_CPUS = 3
 
@@ -37,8 +37,8 @@ class Match:
         write: Callable[[str], None] = print,
         auto_pass: bool = True,
     ):
-        import policies
-        from policies.human import TerminalPlayer, talk_for
+        from climbrl import policies
+        from climbrl.policies.human import TerminalPlayer, talk_for
 
         table = len(cpus) + 1
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < table:
@@ -63,7 +63,7 @@ class Match:
 
     def play(self) -> list[float] | None:
         """Play the match to its end; the final scores (``None`` when the human quits)."""
-        from policies.human import QuitGame
+        from climbrl.policies.human import QuitGame
 
         env, raw, seat, write = self.env, self.env.unwrapped, self.seat, self.write
         others = ", ".join(self.names[s] for s in range(len(self.names)) if s != seat)

@@ -34,7 +34,8 @@ from .rooms import (LEVELS, SEED_BITS, TABLE_GAMES, Room, RoomError, check_setti
 from .store import Store
 
 log = logging.getLogger("climbrl.table")
-STATIC = Path(__file__).resolve().parent / "static"
+STATIC = Path(__file__).resolve().parent.parent / "page"
+"""the page's files (HTML, CSS, JavaScript), served under /static"""
 ROOM_ID = re.compile(r"^[A-Za-z0-9_-]{16,64}$")
 DEFAULT_GRACE_S = 30.0
 DEFAULT_ROOM_DAYS = 7.0
