@@ -37,6 +37,7 @@ import torch
 from climbrl.policies.network import NetConfig, QNetwork, build_network
 from climbrl.policies.spec import recent_actions_fn, return_groups, role_of, roles
 
+from . import renamed
 from .children import ORPHAN_EXIT, exit_with_parent
 from .opponents import make_opponent, opponent_move
 from .tables import Tables
@@ -178,7 +179,7 @@ class _GamePickler(pickle.Pickler):
         return self.ids.get(id(obj))
 
 
-class _GameUnpickler(pickle.Unpickler):
+class _GameUnpickler(renamed.Unpickler):
     def __init__(self, file, tables: Tables):
         super().__init__(file)
         self.tables = tables

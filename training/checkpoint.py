@@ -26,6 +26,8 @@ import torch
 
 from climbrl.policies.spec import CheckpointError
 
+from . import renamed
+
 __all__ = ["CheckpointError", "FILENAME", "FORMAT", "checkpoint_path", "load", "save"]
 
 FORMAT = "climbrl-dmc-1"
@@ -101,7 +103,8 @@ def load(path: str | os.PathLike, resumable: bool = False) -> dict[str, Any]:
             raise CheckpointError(f"{str(p)!r} is not a checkpoint (not a file of torch.save)")
     # our own files: they hold numpy/pickled actor state, so not weights_only
     try:
-        data = torch.load(p, map_location="cpu", weights_only=False)
+        data = torch.load(p, map_location="cpu", weights_only=False,
+                          pickle_module=renamed.pickle_module)
     except READ_ERRORS as err:
         detail = str(err).strip().split("\n")[0].split(". ")[0]
         raise CheckpointError(f"{str(p)!r} is damaged or cut short (cannot be read: "
