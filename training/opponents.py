@@ -29,4 +29,4 @@ def check_opponent(name: str, game: str, setting: str = "eval_opponent") -> None
     base, _knobs = policies.parse_spec(name)
     if base not in policies.known_names(game):
         raise ValueError(f"unknown {setting} {name!r} for {game!r}; players are "
-                         f"{', '.join(climbrl.policies.known_names(game))}")
+                         f"{', '.join(policies.known_names(game))}")
