@@ -63,7 +63,7 @@ def quickstart(plt) -> bytes:
 
 def time_to_strength(plt, game: str) -> bytes:
     d = _load("time_to_strength")[game]
-    groups = sorted({s["against"] for s in d["series"]}, key=[s["against"] for s in d["series"]].index)
+    groups = list(dict.fromkeys(s["against"] for s in d["series"]))  # in the data's order
     fig, axes = plt.subplots(1, len(groups), figsize=(WIDE[0], WIDE[1]), sharey=True,
                              squeeze=False)
     curve = d.get("curve_marks", len(d["marks"]))
@@ -110,7 +110,8 @@ def ladder(plt, game: str) -> bytes:
                     capsize=3)
     ax.axvline(d["level"], **LEVEL_STYLE)
     ax.set_yticks(ys, [r["label"] for r in rows])
-    ax.set(xlabel=f"{d['unit']} (95% interval)", title=_title(d["title"]))
+    ax.set(xlabel=f"{d['unit']} (95% interval)")
+    fig.suptitle(_title(d["title"]), fontsize="medium")  # over the labels too
     return _png(fig)
 
 
@@ -137,7 +138,8 @@ def compare(plt) -> bytes:
             xerr=[[r["median"] - r["min"] for r in rows], [r["max"] - r["median"] for r in rows]])
     ax.set_xscale("log")
     ax.set_yticks(ys, [r["label"] for r in rows])
-    ax.set(xlabel="steps/s (log scale; bars: median, whiskers: min and max)", title=_title(d["title"]))
+    ax.set(xlabel="steps/s (log scale; bars: median, whiskers: min and max)")
+    fig.suptitle(_title(d["title"]), fontsize="medium")  # over the labels too
     return _png(fig)
 
 
