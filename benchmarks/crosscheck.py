@@ -182,7 +182,7 @@ RULE_DIFFERENCES: dict[str, dict[str, Rules]] = {
         "no four identical single kickers": replace(RULES, same_single_kickers=3),
     },
 }
-"""Per peer: rule differences, each as docs/rules.md with one switch turned (see the README)."""
+"""Per peer: rule differences, each as docs/rules.md with one switch turned (docs/peers.md)."""
 PILE_ONE_READING = "the pile counts under one reading only"
 """Every peer gives a play one reading (``333444555666``: an airplane of 4 for DouZero and
 RLCard, the lead's chosen reading for OpenSpiel); docs/rules.md lets a reply beat any reading."""
@@ -215,7 +215,7 @@ PEER_BUGS: dict[str, dict[str, Callable[[int, int, int | None], bool]]] = {
     },
 }
 """Per peer: defects of its generator found by this check, as predicates on
-``(play, hand, pile)``, each described in the README."""
+``(play, hand, pile)``, each described in docs/peers.md."""
 
 
 def classify(peer: str, play: int, hand: int, pile: int | None, ours_allows: bool) -> str:

@@ -18,7 +18,7 @@ game's):
 
 The verdict of a table: ``above`` when the whole interval of the difference (Dou Dizhu: of each
 side's WP minus 0.5) is above 0, ``below`` when under it, else ``level``. ``results.md`` holds
-the table for the README.
+the table for the docs (docs/cpus.md).
 """
 
 from __future__ import annotations

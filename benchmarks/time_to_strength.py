@@ -40,7 +40,7 @@ peasants of the level, and as both peasants against its landlord, with 95% inter
 
 **Output.** A line per step as it goes; at the end a table per figure in the layout of
 :mod:`climbrl.benchmarks.common`, ``results.json`` and ``results.md`` (the markdown table for the
-README) in ``--out``.
+docs, docs/strength.md) in ``--out``.
 
 **Other modes.** ``--keep-only RUN`` trains nothing: it watches ``RUN/checkpoint.pt`` (any
 climbrl run, started by anyone) and copies the first checkpoint the run writes after its wall
@@ -531,7 +531,7 @@ def print_tables(game: str, rows: list[dict]) -> None:
 
 
 def markdown(game: str, rows: list[dict], marks: list[float], trained: dict) -> str:
-    """The README table: a row per trainer, opponent (and side), a column per mark."""
+    """The docs table (docs/strength.md): a row per trainer, opponent (and side), a column per mark."""
     head = "| trainer | against | " + " | ".join(f"{m:g} min" for m in marks) + " |"
     lines = [head, "|" + "---|" * (len(marks) + 2)]
     trainers = list(dict.fromkeys(r["trainer"] for r in rows)) or list(trained)

@@ -1,4 +1,4 @@
-"""Screenshots of the table page for the README, taken by driving the page in headless Chromium
+"""Screenshots of the table page for the docs (docs/table.md), taken by driving the page in headless Chromium
 against a real ``climbrl serve``: the lobby, a Daifugo table mid-round with a lock and dimmed
 cards, a Dou Dizhu bidding and a Dou Dizhu result card.
 

@@ -1,6 +1,6 @@
 """# Daifugo (Daihinmin)
 
-| Import             | `from envs import daifugo_v1`                                   |
+| Import             | `from climbrl.envs import daifugo_v1`                                   |
 |--------------------|-----------------------------------------------------------------|
 | Creation           | `daifugo_v1.env(players=4)` or `pettingzoo.make("aec", "climbrl/daifugo-v1")` |
 | Actions            | Discrete (catalog of every play, pass and exchange give)        |
@@ -13,7 +13,7 @@
 Daifugo with its standard rules: 54 cards, singles, sets and same-suit runs with wild
 jokers, and seven switchable house rules (revolution, eight cut, spade three return, lock,
 fall of the capital, jack back, illegal finish). ``docs/rules.md`` states every rule and ruling;
-:mod:`climbrl.envs.daifugo.rules` documents each switch.
+`climbrl.envs.daifugo.rules` documents each switch.
 
 ## Arguments
 
@@ -24,7 +24,7 @@ daifugo_v1.env(players=4, rounds=3, preset="daifugo", render_mode=None,
 
 * `players`: 3 or 4. `rounds`: rounds in the match, 1..20 (3, 5 and 7 are the usual choices).
 * `preset`: `"daifugo"` (the usual Daifugo defaults, docs/rules.md) or `"president"` (the Western game, 3-8 players).
-* `**house_rules`: any switch of :class:`climbrl.envs.daifugo.rules.Rules`, e.g. `lock=False`,
+* `**house_rules`: any switch of `climbrl.envs.daifugo.rules.Rules`, e.g. `lock=False`,
   `illegal_finish=True`. Unknown names and impossible combinations raise `ValueError`; a
   switch that is not `True`/`False` (`lock="no"`, `lock=None`) or a count that is not an
   integer raises `TypeError` naming the option and the value.
@@ -35,7 +35,7 @@ daifugo_v1.env(players=4, rounds=3, preset="daifugo", render_mode=None,
 
 ## Actions
 
-Every possible move has a fixed id in the catalog (:mod:`climbrl.envs.daifugo.catalog`): `pass`,
+Every possible move has a fixed id in the catalog (`climbrl.envs.daifugo.catalog`): `pass`,
 singles, sets (suits matter: the lock compares them), runs (one id per choice of joker
 positions) and, in the exchange, `give <card>`. Text round-trips:
 `env.unwrapped.action_to_str(i)` and `env.unwrapped.action_from_str("3s JK=4s 5s")`.
@@ -48,7 +48,7 @@ step. Seats that cannot act (finished, or passed under strict passing) are skipp
 ## Observation
 
 `observation` is a float32 vector of named, seat-relative slices (row 0 is you), documented
-in :mod:`climbrl.envs.daifugo.observation` and printable with
+in `climbrl.envs.daifugo.observation` and printable with
 `env.unwrapped.game.layout.describe()`. It carries the table: its seats (a row for every
 seat of the preset's largest table, 4 for Daifugo and 8 for President, each with a
 `present` flag), every rule that changes play (`switches`, `choices`, `decks`, `jokers`,

@@ -1,6 +1,6 @@
 """# Dou Dizhu (斗地主, "fight the landlord")
 
-| Import             | `from envs import doudizhu_v1`                |
+| Import             | `from climbrl.envs import doudizhu_v1`                |
 |--------------------|-----------------------------------------------|
 | Registered id      | `climbrl/doudizhu-v1`                          |
 | Actions            | Discrete                                       |

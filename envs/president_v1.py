@@ -1,6 +1,6 @@
 """# President (Scum, Capitalism)
 
-| Import             | `from envs import president_v1`                                 |
+| Import             | `from climbrl.envs import president_v1`                                 |
 |--------------------|-----------------------------------------------------------------|
 | Creation           | `president_v1.env(players=5)` or `pettingzoo.make("aec", "climbrl/president-v1")` |
 | Agents             | `['player_0', ..., 'player_{N-1}']`, 3 to 8                     |
