@@ -21,7 +21,9 @@ from starlette.testclient import TestClient
 
 from table_helpers import make_app
 from climbrl.play.server.client import ServerError, TableClient
-from climbrl.play.server.store import FILE_MODE, Store
+from climbrl.play.server.store import Store
+
+PRIVATE = 0o600  # the owner reads and writes, nobody else
 
 ROOM = {"game": "daifugo", "players": 4, "mode": "cpu", "level": "easy", "pace_ms": 0}
 
@@ -288,7 +290,7 @@ def test_file_mode_the_rooms_file_is_readable_by_its_owner_only(tmp_path):
     with umask(0o022), TestClient(make_app(tmp_path)) as tc, tc.websocket_connect("/ws") as ws:
         TableClient(ws).create(**ROOM)
         for path in (db, db + "-wal", db + "-shm"):
-            assert mode(path) == FILE_MODE, (path, oct(mode(path)))
+            assert mode(path) == PRIVATE, (path, oct(mode(path)))
 
 
 def test_file_mode_an_existing_file_open_to_others_is_made_private(tmp_path, caplog):
@@ -298,5 +300,5 @@ def test_file_mode_an_existing_file_open_to_others_is_made_private(tmp_path, cap
         os.chmod(db, 0o644)
         with caplog.at_level(logging.WARNING, "climbrl.table"):
             Store(db).close()
-    assert mode(db) == FILE_MODE
+    assert mode(db) == PRIVATE
     assert "open to others (mode 644)" in caplog.text and db in caplog.text
