@@ -220,7 +220,10 @@ class Writer:
                              f"{type(err).__name__}: {err}") from err
 
     def later(self, method: Callable[..., Any], *args: Any) -> None:
-        self.thread.submit(method, *args).add_done_callback(_log_failure)
+        try:
+            self.thread.submit(method, *args).add_done_callback(_log_failure)
+        except RuntimeError:  # the server is stopping: the file is closed
+            log.warning("the rooms file is closed; %s not done", getattr(method, "__name__", method))
 
     def close(self) -> None:
         """Wait for the writes queued, then close the file."""
