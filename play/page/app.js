@@ -12,6 +12,8 @@ import {
 
 const $ = (sel) => document.querySelector(sel);
 const TOKEN_KEY = (room) => `climbrl.token.${room}`;
+/** The server's answer to a token that holds no seat in the room: the one error that forgets it. */
+const BAD_TOKEN = "bad_token";
 const PREFS_KEY = "climbrl.prefs";
 const BANNER_MS = 1500;
 
@@ -123,15 +125,8 @@ async function boot() {
   app.conn = new Connection({
     onMessage,
     onDown: () => toast("Connection lost; reconnecting…"),
-    onReopen: async () => {
-      if (app.room && app.token) {
-        const j = await app.conn.request({ type: "join", room: app.room, token: app.token });
-        if (j.type === "error") toast(j.message);
-        else {
-          $("#toast").hidden = true;
-          joined(j);
-        }
-      }
+    onReopen: () => {
+      if (app.room && app.token) rejoin();
     },
   });
   app.hello = await app.conn.open();
@@ -158,13 +153,31 @@ function route() {
   const token = localStorage.getItem(TOKEN_KEY(room));
   app.room = room;
   if (token) {
-    app.conn.request({ type: "join", room, token }).then((j) => {
-      if (j.type === "error") {
-        localStorage.removeItem(TOKEN_KEY(room));
-        showJoin(room, j.message);
-      } else joined(j);
-    });
+    app.token = token;
+    rejoin();
   } else showJoin(room);
+}
+
+/** Takes the seat back with the kept token. Only the server saying the token holds no seat in
+ * this room forgets it: a connection dropped during the join (a brief fault, a server
+ * restarting) keeps it, and the join is sent again when the connection reopens. */
+async function rejoin() {
+  const room = app.room;
+  const j = await app.conn.request({ type: "join", room, token: app.token });
+  if (room !== app.room) return;
+  if (j.type !== "error") {
+    $("#toast").hidden = true;
+    joined(j);
+  } else if (j.code === BAD_TOKEN) {
+    localStorage.removeItem(TOKEN_KEY(room));
+    app.token = null;
+    showJoin(room, j.message);
+  } else if (j.code !== "closed") {
+    // any other refusal (no such room, too many messages) is said; the token stays
+    if (!app.st) showJoin(room, j.message);
+    else toast(j.message);
+  }
+  // "closed": the connection dropped; onReopen joins again
 }
 
 function showJoin(room, error) {

@@ -2,14 +2,18 @@
 
 :class:`TableServer` holds the rooms, the store and the CPU pool; every client message is
 parsed (:mod:`.protocol`), turned into room ops (:mod:`.rooms`), written to the store, and
-answered with a ``state`` per connection (:mod:`.redact`). Room changes run on the event
-loop between awaits, so a room never sees two changes at once; CPU players think in worker
-threads (:mod:`.cpu`).
+answered with a ``state`` per connection (:mod:`.redact`). Everything that changes a room or
+tells anyone about it holds the room's lock, so a room sees one change at a time and nobody
+hears of an op before the store has committed it (:meth:`TableServer._execute`); when the
+store refuses it, the room goes back to where it was and the mover gets ``store_failed``.
+The store's SQLite calls run in its own thread (:class:`.store.Writer`) and CPU players think
+in worker processes (:mod:`.cpu`), so neither holds up the event loop.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import re
@@ -31,7 +35,7 @@ from .protocol import ProtocolError, error
 from .redact import frame
 from .rooms import (LEVELS, SEED_BITS, TABLE_GAMES, Room, RoomError, check_settings, game_options, new_room_id,
                     new_token, token_hash)
-from .store import Store
+from .store import BUSY_TIMEOUT_S, Store, StoreError, Writer
 
 log = logging.getLogger("climbrl.table")
 STATIC = Path(__file__).resolve().parent.parent / "page"
@@ -45,6 +49,8 @@ EXPIRY_CHECK_S = 3600.0
 """how often a running server drops the rooms unused for ``room_days``"""
 SEND_QUEUE = 256
 POLICY_CLOSE = 1008
+STORE_RETRY_S = 1.0
+"""how long a CPU whose move the store refused waits before it tries again"""
 
 
 def server_version() -> str:
@@ -84,10 +90,12 @@ class TableServer:
     def __init__(self, db: str | None = None, grace_s: float = DEFAULT_GRACE_S,
                  think_s: float = DEFAULT_THINK_S, workers: int = 2,
                  rate: float = protocol.RATE_PER_S, burst: int = protocol.BURST,
-                 cpu_backend: str = "process", room_days: float = DEFAULT_ROOM_DAYS):
+                 cpu_backend: str = "process", room_days: float = DEFAULT_ROOM_DAYS,
+                 busy_timeout_s: float = BUSY_TIMEOUT_S):
         if not room_days >= 0:
             raise ValueError(f"room_days must be 0 (keep every room) or more, got {room_days!r}")
-        self.store = Store(db)
+        self.store = Store(db, busy_timeout_s)
+        self.writer = Writer(self.store)
         self.room_days = room_days
         self.grace_s = grace_s
         self.rate = rate
@@ -97,32 +105,41 @@ class TableServer:
         self.conns: dict[str, set[Connection]] = {}
         self.cpu_tasks: dict[str, asyncio.Task] = {}
         self.grace_tasks: dict[tuple[str, int], asyncio.Task] = {}
+        self.locks: dict[str, asyncio.Lock] = {}
         self.restored = 0
+        self.set_aside = 0
         self._cpu_turn: asyncio.Lock | None = None
 
     # -- start and stop ----------------------------------------------------------------------
 
-    def restore(self) -> None:
+    async def restore(self) -> None:
         """Every stored room, its ops executed again; people reconnect with their tokens. Rooms
-        unused for ``room_days`` are dropped first."""
-        self.expire_rooms()
-        for room_id, settings, seed, ops in self.store.rooms():
-            room = Room(room_id, settings, seed)
+        unused for ``room_days`` are dropped first. A room that cannot be restored (a damaged
+        row, an op its room refuses) is set aside in the file, and logged with the reason; the
+        others open."""
+        await self.expire_rooms()
+        stored = await self.writer.call(lambda: list(self.store.rooms()))
+        for room_id, settings, seed, ops in stored:
             try:
-                for op in ops:
-                    room.execute(op)
-            except (RoomError, ValueError, KeyError) as err:
-                log.error("room could not be restored past op %d: %s", room.ops, err)
+                room = _replay(room_id, settings, seed, ops)
+            except DamagedRoom as err:
+                reason = str(err)
+                log.error("room %s set aside, it cannot be restored: %s", room_id, reason)
+                await self.writer.call(self.store.set_aside, room_id, reason)
+                self.set_aside += 1
+                continue
             self.rooms[room_id] = room
             self.conns[room_id] = set()
             self.restored += 1
-        log.info("restored %d rooms", self.restored)
+        earlier = await self.writer.call(self.store.set_aside_rooms)
+        log.info("restored %d rooms; %d set aside in the file (table set_aside), %d of them now",
+                 self.restored, len(earlier), self.set_aside)
 
     async def startup(self) -> None:
         from .games import prepare_engines
 
         self.pool.warm_up()
-        self.restore()
+        await self.restore()
         for room in self.rooms.values():
             if room.mode == "friends":
                 for i, seat in enumerate(room.seats):
@@ -134,21 +151,23 @@ class TableServer:
         self._preparing.add_done_callback(_quiet)
         self._expiry = asyncio.get_running_loop().create_task(self._expire_every(EXPIRY_CHECK_S))
 
-    def expire_rooms(self) -> list[str]:
+    async def expire_rooms(self) -> list[str]:
         """Drop the rooms (from memory and the file) nobody has used for ``room_days``, none
         with a person connected now; returns their ids."""
         if not self.room_days:
             return []
         cutoff = time.time() - self.room_days * SECONDS_PER_DAY
-        gone = [r for r in self.store.unused_since(cutoff) if not self.conns.get(r)]
+        unused = await self.writer.call(self.store.unused_since, cutoff)
+        gone = [r for r in unused if not self.conns.get(r)]
         for room_id in gone:
             self.rooms.pop(room_id, None)
             self.conns.pop(room_id, None)
+            self.locks.pop(room_id, None)
             tasks = [self.cpu_tasks.pop(room_id, None)]
             tasks += [self.grace_tasks.pop(k) for k in list(self.grace_tasks) if k[0] == room_id]
             for task in filter(None, tasks):
                 task.cancel()
-        self.store.delete(gone)
+        await self.writer.call(self.store.delete, gone)
         if gone:
             log.info("dropped %d rooms unused for %g days", len(gone), self.room_days)
         return gone
@@ -156,7 +175,10 @@ class TableServer:
     async def _expire_every(self, seconds: float) -> None:
         while True:
             await asyncio.sleep(seconds)
-            self.expire_rooms()
+            try:
+                await self.expire_rooms()
+            except StoreError as err:  # the next check tries again
+                log.error("dropping unused rooms failed: %s", err)
 
     @property
     def ready(self) -> bool:
@@ -174,8 +196,7 @@ class TableServer:
         for task in list(self.cpu_tasks.values()) + list(self.grace_tasks.values()):
             task.cancel()
         self.pool.close()
-        self.store.flush()
-        self.store.close()
+        self.writer.close()
 
     # -- the socket ------------------------------------------------------------------------
 
@@ -202,13 +223,15 @@ class TableServer:
                         await ws.close(POLICY_CLOSE)
                         break
                     continue
-                self.handle(conn, raw)
+                await self.handle(conn, raw)
         except WebSocketDisconnect:
             pass
         finally:
             conn.closed = True
-            self._detach(conn)
             writer.cancel()
+            if conn.room is not None:
+                async with self._lock(conn.room):
+                    self._detach(conn)
 
     async def _writer(self, conn: Connection) -> None:
         try:
@@ -223,23 +246,48 @@ class TableServer:
         except Exception:  # noqa: BLE001 - a dead socket; the reader ends the connection
             pass
 
-    def handle(self, conn: Connection, raw: str | bytes) -> None:
+    async def handle(self, conn: Connection, raw: str | bytes) -> None:
+        """Answer one message, holding the locks of the rooms it concerns."""
         re_id = None
         try:
             msg = protocol.parse(raw)
             re_id = msg.get("id")
-            getattr(self, f"on_{msg['type']}")(conn, msg)
+            handler = getattr(self, f"on_{msg['type']}")
+            async with contextlib.AsyncExitStack() as held:
+                for room in self._rooms_of(conn, msg):
+                    await held.enter_async_context(self._lock(room))
+                done = handler(conn, msg)
+                if asyncio.iscoroutine(done):
+                    await done
         except ProtocolError as err:
             conn.send(error(err.code, str(err), err.re))
         except RoomError as err:
             conn.send(error(err.code, str(err), re_id))
+        except StoreError as err:
+            conn.send(_store_failed(err, re_id))
+
+    def _rooms_of(self, conn: Connection, msg: dict[str, Any]) -> list[Room]:
+        """The rooms a message may change or tell about: the connection's, and the one it
+        joins; in one order (by id), so two connections never wait on each other."""
+        rooms = {} if conn.room is None else {conn.room.id: conn.room}
+        if msg["type"] == "join" and isinstance(msg.get("room"), str):
+            room = self.rooms.get(msg["room"])
+            if room is not None:
+                rooms[room.id] = room
+        return [rooms[k] for k in sorted(rooms)]
+
+    def _lock(self, room: Room) -> asyncio.Lock:
+        lock = self.locks.get(room.id)
+        if lock is None:
+            lock = self.locks[room.id] = asyncio.Lock()
+        return lock
 
     # -- messages --------------------------------------------------------------------------
 
     def on_ping(self, conn, msg) -> None:
         conn.send(_reply({"type": "pong"}, msg))
 
-    def on_create(self, conn, msg) -> None:
+    async def on_create(self, conn, msg) -> None:
         settings = check_settings(msg)
         room_id = new_room_id()
         seed = secrets.randbits(SEED_BITS)
@@ -248,13 +296,13 @@ class TableServer:
         ops = Room.opening_ops(settings, token)
         for op in ops:
             room.execute(op)
-        self.store.create_room(room_id, settings, seed, ops)
+        await self.writer.call(self.store.create_room, room_id, settings, seed, ops)
         self.rooms[room_id] = room
         self.conns[room_id] = set()
         self._attach(conn, room, room.seats_of(token), token, msg, creator=True)
         self.schedule_cpu(room)
 
-    def on_join(self, conn, msg) -> None:
+    async def on_join(self, conn, msg) -> None:
         room_id = msg["room"]
         room = self.rooms.get(room_id) if ROOM_ID.match(room_id) else None
         if room is None:
@@ -275,20 +323,20 @@ class TableServer:
         name = msg.get("name")
         from .rooms import clean_name
 
-        self._execute(room, {"op": "sit", "seat": seat, "token": token_hash(token),
-                             "name": clean_name(name, f"Player {seat + 1}")})
+        await self._execute(room, {"op": "sit", "seat": seat, "token": token_hash(token),
+                                   "name": clean_name(name, f"Player {seat + 1}")})
         self._attach(conn, room, [seat], token, msg, creator=False)
 
-    def on_fill(self, conn, msg) -> None:
+    async def on_fill(self, conn, msg) -> None:
         room = self._room(conn)
         if room.mode != "friends" or 0 not in conn.seats:
             raise RoomError("not_allowed", "only the creator of a friends room fills seats")
         level = msg.get("level") or room.settings["level"]
         if level not in LEVELS:
             raise RoomError("bad_message", f"level must be one of {list(LEVELS)}, got {level!r}")
-        self._execute(room, {"op": "fill", "level": level}, origin=(conn, msg))
+        await self._execute(room, {"op": "fill", "level": level}, origin=(conn, msg))
 
-    def on_move(self, conn, msg) -> None:
+    async def on_move(self, conn, msg) -> None:
         room = self._room(conn)
         seat = self._acting_seat(conn, room, msg)
         if msg.get("v") is not None and msg["v"] != room.v:
@@ -298,7 +346,7 @@ class TableServer:
         op = {"op": "move", "seat": seat, "action": msg["action"]}
         if msg.get("cards") is not None and TABLE_GAMES[room.game].move_cards:
             op["cards"] = sorted(msg["cards"])
-        self._execute(room, op, origin=(conn, msg))
+        await self._execute(room, op, origin=(conn, msg))
 
     def on_check(self, conn, msg) -> None:
         room = self._room(conn)
@@ -325,19 +373,24 @@ class TableServer:
             return room.hint_ranker(seat).next_counted(observation, view)
 
         action, index, total = await asyncio.to_thread(work)
-        if room.v != v or room.table is not table or room.turn != seat:
-            conn.send(error("stale", "the table changed while the hint was worked out", msg.get("id")))
-            return
-        if TABLE_GAMES[room.game].deals:  # the result card counts the hints
-            self._execute(room, {"op": "hint", "seat": seat})
-        conn.send(_reply({"type": "hint", "action": action, "text": table.cat.action_to_str(action),
-                          "label": table.label(action), "cards": _move_cards(table, seat, action),
-                          "index": index % total, "of": total}, msg))
+        async with self._lock(room):
+            if room.v != v or room.table is not table or room.turn != seat:
+                conn.send(error("stale", "the table changed while the hint was worked out", msg.get("id")))
+                return
+            if TABLE_GAMES[room.game].deals:  # the result card counts the hints
+                try:
+                    await self._execute(room, {"op": "hint", "seat": seat})
+                except StoreError as err:
+                    conn.send(_store_failed(err, msg.get("id")))
+                    return
+            conn.send(_reply({"type": "hint", "action": action, "text": table.cat.action_to_str(action),
+                              "label": table.label(action), "cards": _move_cards(table, seat, action),
+                              "index": index % total, "of": total}, msg))
 
-    def on_undo(self, conn, msg) -> None:
+    async def on_undo(self, conn, msg) -> None:
         room = self._room(conn)
         seat = self._acting_seat(conn, room, msg)
-        self._execute(room, {"op": "undo", "seat": seat}, origin=(conn, msg))
+        await self._execute(room, {"op": "undo", "seat": seat}, origin=(conn, msg))
 
     def on_reveal(self, conn, msg) -> None:
         room = self._room(conn)
@@ -349,19 +402,19 @@ class TableServer:
         conn.revealed = seat
         conn.send(_reply(frame(room, conn.seats, conn.revealed, []), msg))
 
-    def on_settings(self, conn, msg) -> None:
+    async def on_settings(self, conn, msg) -> None:
         room = self._room(conn)
         for seat in conn.seats:
-            self._execute(room, {"op": "counter", "seat": seat, "on": msg["counter"]}, broadcast=False)
+            await self._execute(room, {"op": "counter", "seat": seat, "on": msg["counter"]}, broadcast=False)
         conn.send(_reply(frame(room, conn.seats, conn.revealed, []), msg))
 
-    def on_next(self, conn, msg) -> None:
+    async def on_next(self, conn, msg) -> None:
         room = self._room(conn)
-        self._execute(room, {"op": "next"}, origin=(conn, msg))
+        await self._execute(room, {"op": "next"}, origin=(conn, msg))
 
-    def on_replay(self, conn, msg) -> None:
+    async def on_replay(self, conn, msg) -> None:
         room = self._room(conn)
-        self._execute(room, {"op": "replay"}, origin=(conn, msg))
+        await self._execute(room, {"op": "replay"}, origin=(conn, msg))
 
     def on_leave(self, conn, msg) -> None:
         room = self._room(conn)
@@ -390,17 +443,18 @@ class TableServer:
             raise RoomError("not_allowed", "lift the curtain first (reveal)")
         return seat
 
-    def _record(self, room: Room, op: dict[str, Any]) -> None:
-        """Write an executed op. Ops of one turn of the event loop commit together, in a
-        callback queued before any of their frames can be sent (the writers wake later)."""
-        if not self.store.pending:
-            asyncio.get_running_loop().call_soon(self.store.flush)
-        self.store.append(room.id, room.ops - 1, op)
-
-    def _execute(self, room: Room, op: dict[str, Any], broadcast: bool = True,
-                 origin: tuple[Connection, dict] | None = None) -> None:
+    async def _execute(self, room: Room, op: dict[str, Any], broadcast: bool = True,
+                       origin: tuple[Connection, dict] | None = None) -> None:
+        """Apply ``op`` (:class:`RoomError`: nothing changed), commit it to the store, and only
+        then tell the room's connections. The caller holds the room's lock, so nobody hears of
+        the op before the commit. When the store refuses it (:class:`StoreError`) the room is
+        rewound to its last stored op, and nobody has heard of it."""
         events = room.execute(op)
-        self._record(room, op)
+        try:
+            await self.writer.call(self.store.append, room.id, op)
+        except StoreError:
+            room.rewind()
+            raise
         if broadcast:
             self.broadcast(room, events, origin)
         self.schedule_cpu(room)
@@ -420,7 +474,7 @@ class TableServer:
     def _attach(self, conn, room: Room, seats: list[int], token: str, msg, creator: bool) -> None:
         if conn.room is not None:
             self._detach(conn)
-        self.store.touch(room.id)
+        self.writer.later(self.store.touch, room.id)
         changed = []
         for s in seats:
             seat = room.seats[s]
@@ -451,7 +505,7 @@ class TableServer:
             return
         self.conns.get(room.id, set()).discard(conn)
         if room.id in self.rooms:  # the room's idle clock starts when its people leave
-            self.store.touch(room.id)
+            self.writer.later(self.store.touch, room.id)
         seats = conn.seats
         conn.room = None
         conn.seats = []
@@ -477,8 +531,9 @@ class TableServer:
             except asyncio.CancelledError:
                 return
             self.grace_tasks.pop(key, None)
-            if not self._held(room, seat):
-                self._set_away(room, seat, True)
+            async with self._lock(room):
+                if not self._held(room, seat):
+                    self._set_away(room, seat, True)
 
         self.grace_tasks[key] = asyncio.get_running_loop().create_task(wait())
 
@@ -514,18 +569,22 @@ class TableServer:
                 if room.v != v or room.cpu_to_move() != who:
                     continue
                 action = await self.pool.decide(room, *who)
-                # CPU moves are applied one at a time, each after a pass through the event
-                # loop, so people's messages waiting meanwhile are answered first
+                # CPU moves go one at a time through a pass of the event loop, so people's
+                # messages waiting meanwhile are answered first
                 if self._cpu_turn is None:
                     self._cpu_turn = asyncio.Lock()
                 async with self._cpu_turn:
                     await asyncio.sleep(0)
+                async with self._lock(room):
                     if room.v != v or room.cpu_to_move() != who:
                         continue
-                    op = {"op": "move", "seat": who[0], "action": action}
-                    events = room.execute(op)
-                    self._record(room, op)
-                    self.broadcast(room, events)
+                    try:
+                        await self._execute(room, {"op": "move", "seat": who[0], "action": action})
+                        continue
+                    except StoreError as err:
+                        log.error("a CPU move was not stored (it plays again in %g s): %s",
+                                  STORE_RETRY_S, err)
+                await asyncio.sleep(STORE_RETRY_S)
         except asyncio.CancelledError:
             raise
         except Exception:  # noqa: BLE001 - keep the server up; the room waits for a person
@@ -534,12 +593,40 @@ class TableServer:
             self.cpu_tasks.pop(room.id, None)
 
 
+class DamagedRoom(ValueError):
+    """A stored room that cannot be restored; the message says where and why."""
+
+
+def _replay(room_id: str, settings: str, seed: int, ops: list[tuple[int, str]]) -> Room:
+    """A stored room, its ops executed again (:class:`DamagedRoom` where that fails)."""
+    try:
+        room = Room(room_id, json.loads(settings), seed)
+    except Exception as err:  # noqa: BLE001 - whatever the damage, it is this room's
+        raise DamagedRoom(f"its settings: {type(err).__name__}: {err}") from err
+    for expected, (n, text) in enumerate(ops):
+        if n != expected:
+            raise DamagedRoom(f"op {expected} is missing (the next stored is op {n})")
+        try:
+            room.execute(json.loads(text))
+        except Exception as err:  # noqa: BLE001
+            raise DamagedRoom(f"op {n}: {type(err).__name__}: {err}") from err
+    return room
+
+
 def _quiet(future: asyncio.Future) -> None:
     """Retrieve a background future's outcome (cancelled at shutdown, or failed: logged)."""
     if not future.cancelled() and future.exception() is not None:
         err = future.exception()
         # the type too: a bare TimeoutError or a killed worker's error has no message
         log.error("preparing the engines failed: %r", err, exc_info=err)
+
+
+def _store_failed(err: StoreError, re: Any) -> dict[str, Any]:
+    """The ``error`` for a request the store refused (logged with the file's reason; the
+    person is told only that nothing changed)."""
+    log.error("%s", err)
+    return error("store_failed", "the server could not save that, so nothing changed; try again "
+                 "in a moment", re)
 
 
 def _reply(message: dict[str, Any], msg: dict[str, Any]) -> dict[str, Any]:

@@ -160,11 +160,17 @@ class Room:
         self.game = settings["game"]
         self.mode = settings["mode"]
         self.players = settings["players"]
+        self._fresh()
+
+    def _fresh(self) -> None:
+        """The room before its first op."""
         self.seats = [Seat(name=f"Seat {i + 1}", colour=COLOURS[i]) for i in range(self.players)]
         self.table: EngineTable | None = None
         self.match_no = 0
         self.v = 0
         self.ops = 0
+        self.log: list[dict[str, Any]] = []
+        """every op executed, in order (what :meth:`rewind` executes again)"""
         self.hints: dict[int, Any] = {}
 
     # -- building --------------------------------------------------------------------------
@@ -198,7 +204,20 @@ class Room:
         events = handler(op)
         self.v += 1
         self.ops += 1
+        self.log.append(op)
         return events
+
+    def rewind(self) -> None:
+        """Take back the last op: the room is built again from its settings and seed and the
+        ops before it (the server's way back when the store refused the op). Who is connected
+        or away is no op, and stays."""
+        presence = [(s.connected, s.away) for s in self.seats]
+        ops = self.log[:-1]
+        self._fresh()
+        for op in ops:
+            self.execute(op)
+        for seat, (connected, away) in zip(self.seats, presence):
+            seat.connected, seat.away = connected, away
 
     def _op_sit(self, op) -> list[Event]:
         seat = self.seats[op["seat"]]
