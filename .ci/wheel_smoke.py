@@ -69,6 +69,24 @@ def _installed_version() -> str:
     return version("climbrl")
 
 
+def own_packages_beside(work: Path) -> None:
+    """A project with its own ``envs`` and ``training`` packages imports them and climbrl
+    side by side, without a warning (0.1 installed top-level packages of those names)."""
+    project = work / "project"
+    for name in ("envs", "training"):
+        (project / name).mkdir(parents=True, exist_ok=True)
+        (project / name / "__init__.py").write_text(f"OWN = {name!r}\n")
+    code = ("import warnings; warnings.simplefilter('error'); import envs, training; "
+            "from climbrl.envs import daifugo_v1; from climbrl.training import evaluate; "
+            "import climbrl.cli; assert (envs.OWN, training.OWN) == ('envs', 'training'); "
+            "daifugo_v1.env().reset(seed=0); print('both')")
+    done = subprocess.run([sys.executable, "-W", "error", "-c", code], cwd=project,
+                          capture_output=True, text=True)
+    said = f" ({done.stderr.strip()[-300:]})" if done.stderr else ""
+    check(done.returncode == 0 and done.stdout.split() == ["both"] and not said,
+          f"a project's own envs/ and training/ import beside climbrl{said}")
+
+
 def every_level() -> None:
     from climbrl import policies
     from climbrl.training.evaluate import make_env, play_game
@@ -165,6 +183,7 @@ def main() -> None:
     work = Path(sys.argv[1]).resolve()
     os.chdir(work)
     installed_layout()
+    own_packages_beside(work)
     every_level()
     shipped_cpus()
     train(work)
