@@ -66,6 +66,13 @@ def test_minutes_is_the_budget_of_each_invocation_and_the_stop_is_explained(tmp_
     assert make_args(None, {"resume": first["run_dir"]}).minutes is None
 
 
+def test_time_budget_of_1_minute_is_said_in_the_singular(tmp_path, monkeypatch):
+    # regression: "time budget reached: 1 minutes of this invocation"
+    monkeypatch.setattr(dmc, "SECONDS_PER_MINUTE", TINY_BUDGET_MINUTES * 60)  # 1 "minute" ends
+    run = train(small_args(tmp_path, minutes=1))
+    assert run["stopped"] == "time budget reached: 1 minute of this invocation"
+
+
 def test_total_frames_counts_the_whole_run_and_says_so(tmp_path):
     run = train(small_args(tmp_path, total_frames=BATCH))
     assert run["stopped"] == f"total_frames reached: {BATCH} frames of {BATCH}"

@@ -52,7 +52,7 @@ from .actor import NetPolicy, SelfPlayActor, actor_process
 from .arena import evaluate, harness_figures
 from .errors import one_line
 from .opponents import check_opponent
-from .progress import Progress
+from .progress import Progress, budget_reached
 from .rundir import RunLock, check_run_name, claim_new, holds_run, run_folder
 from .tables import Tables
 from .transport import Batch, InlineTransport, LocalTransport
@@ -717,7 +717,7 @@ def train(args: Args) -> dict[str, Any]:
                 return done
             if args.minutes is not None and (
                     time.perf_counter() - session_start >= args.minutes * SECONDS_PER_MINUTE):
-                return f"time budget reached: {args.minutes:g} minutes of this invocation"
+                return budget_reached(args.minutes)
             return None
 
         progress = Progress(run_name, args.total_frames, counters["frames"], args.progress,
