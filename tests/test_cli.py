@@ -73,6 +73,17 @@ def test_a_failure_while_running_is_one_line_with_status_1(capsys, monkeypatch, 
         cli(SMALL_EVAL + ["--out", str(tmp_path / "x")])
 
 
+def test_version_is_printed_by_climbrl_version(capsys):
+    # regression: `climbrl --version` was an unknown option
+    import climbrl
+
+    with pytest.raises(SystemExit) as exit_:
+        cli(["--version"])
+    assert exit_.value.code == 0
+    assert capsys.readouterr().out == f"climbrl {climbrl.__version__}\n"
+    assert climbrl.__version__[0].isdigit()  # the installed version, not "0+unknown"
+
+
 def test_unknown_flags_are_argparse_errors(capsys):
     with pytest.raises(SystemExit) as exit_:
         cli(SMALL_EVAL + ["--minuts", "3"])

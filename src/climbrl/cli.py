@@ -9,7 +9,9 @@
 - ``climbrl export runs/<run-name> --out cpus/NAME``: a CPU player for onnxruntime
   (:mod:`climbrl.training.export`);
 - ``climbrl serve [--host 127.0.0.1] [--port 8000] [--db PATH]``: the table server for the
-  browser page (:mod:`climbrl.play.server.app`).
+  browser page (:mod:`climbrl.play.server.app`);
+- ``climbrl --version``: prints ``climbrl X.Y.Z`` (``climbrl.__version__``, the installed
+  package's version).
 
 Exit status: 0 done; 2 a mistake in the command (a bad option, value, player or file: one
 line on stderr, :class:`climbrl.training.errors.UsageError`); 1 a failure while the work ran (one
@@ -23,7 +25,7 @@ import os
 import sys
 import time
 
-from climbrl import envs
+from climbrl import __version__, envs
 from climbrl.training.errors import (
     RunError,
     Terminated,
@@ -102,6 +104,8 @@ def build_parser() -> argparse.ArgumentParser:
     from climbrl.training.evaluate import DEFAULT_DEALS, DEFAULT_WORKERS
 
     parser = OneLineParser(prog="climbrl", description="climbrl command line")
+    parser.add_argument("--version", action="version", version=f"climbrl {__version__}",
+                        help="print climbrl's version (climbrl X.Y.Z) and exit")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=OneLineParser)
     bench_parser = sub.add_parser(
         "bench", help="print environment speed figures",
