@@ -48,6 +48,23 @@ def test_an_unknown_player_is_one_line(capsys, tmp_path):
     assert "seat must be 0..2, got 5" in one_error_line(capsys)
 
 
+@pytest.mark.parametrize("game, cpus, said", [
+    ("doudizhu", "medium", "Dou Dizhu seats 3 or 4 players: --cpus lists the 2 or 3 CPUs "
+                           "besides you (got 1)"),
+    ("doudizhu", "random,random,random,random", "Dou Dizhu seats 3 or 4 players: --cpus lists "
+                                                "the 2 or 3 CPUs besides you (got 4)"),
+    ("daifugo", "medium", "Daifugo seats 3 or 4 players: --cpus lists the 2 or 3 CPUs "
+                          "besides you (got 1)"),
+    ("president", "medium", "President seats 3 to 8 players: --cpus lists the 2 to 7 CPUs "
+                            "besides you (got 1)"),
+])
+def test_play_with_too_few_cpus_says_how_many_to_list(capsys, game, cpus, said):
+    # regression: `climbrl play --game doudizhu --cpus medium` said "players must be 3..4,
+    # got 2", a count of players the command line never asked for
+    assert cli(["play", "--game", game, "--cpus", cpus]) == 2
+    assert one_error_line(capsys) == f"climbrl: error: {said}"
+
+
 @pytest.mark.skipif(not (CPU_DAIFUGO / "cpu.json").exists(), reason="no shipped CPU")
 def test_a_cpu_that_refuses_the_env_is_one_line_naming_it(capsys, tmp_path):
     # it died in 30 lines of concurrent.futures traceback, in a worker, after the start
