@@ -295,7 +295,7 @@ def test_landlord_option_skips_bidding():
 
 
 def test_unknown_options_are_ignored_with_a_warning():
-    with pytest.warns(UserWarning, match="ignoring unknown reset options"):
+    with pytest.warns(UserWarning, match="ignored unknown reset option"):
         GAME.new_state(rng(), {"colour": "red"})
 
 

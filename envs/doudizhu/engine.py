@@ -43,13 +43,12 @@ Seats are fixed; *landlord* and *peasant* are roles decided by bidding.
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import asdict
 from typing import Any
 
 import numpy as np
 
-from ..core.checks import as_action, as_options
+from ..core.checks import as_action, reset_options
 from ..core.game import SIDES, GameDefaults, IllegalActionError
 from .bidding import CLASSIC, NOT_YET, NUM_BIDS, PASS_CODE, ROB_BID, Outcome, auction_for
 from . import laizi
@@ -73,7 +72,7 @@ from .moves import MoveGenerator
 
 MAX_BOMBS = max_bombs(DoudizhuConfig().setup)
 """Most bombs and rockets in one deal of the three-player game."""
-_OPTION_KEYS = {"deal", "hands", "kitty", "first_bidder", "landlord", "bid", "wild"}
+_OPTION_KEYS = ("deal", "hands", "kitty", "first_bidder", "landlord", "bid", "wild")
 
 
 def role_name(state: DoudizhuState, seat: int) -> str:
@@ -495,17 +494,7 @@ class DoudizhuGame(GameDefaults):
         * adding ``"landlord": s, "bid": b`` skips bidding; the landlord's hand then holds 20
           cards, the kitty among them (with ``bidding="rob"`` the bid is 1, no rob).
         """
-        options = as_options(options)
-        unknown = set(options) - _OPTION_KEYS
-        if unknown:
-            # Ignored, not refused: PettingZoo's api_test resets with a foreign option.
-            warnings.warn(
-                f"ignoring unknown reset options {sorted(unknown)}; Dou Dizhu knows "
-                f"{sorted(_OPTION_KEYS)}",
-                stacklevel=3,
-            )
-            for key in unknown:
-                del options[key]
+        options = reset_options(options, _OPTION_KEYS, "Dou Dizhu")
         if "deal" in options:
             if len(options) > 1:
                 extra = sorted(set(options) - {"deal"})
