@@ -228,9 +228,71 @@ def test_two_trainers_cannot_write_one_run_folder(tmp_path):
     with RunLock(Path(run["run_dir"])):  # another trainer holds the folder
         with pytest.raises(RunFolderError, match="is in use by another trainer"):
             train(make_args(None, {"resume": run["run_dir"], "total_frames": BATCH * 2}))
-    assert (Path(run["run_dir"]) / LOCK_FILE).is_file()  # left behind, harmless:
+        assert (Path(run["run_dir"]) / LOCK_FILE).is_file()  # the refused one left it be
     assert train(make_args(None, {"resume": run["run_dir"],
                                   "total_frames": BATCH * 2}))["frames"] == BATCH * 2
+
+
+def _record_lock_at_save(monkeypatch) -> list[bool]:
+    """Whether the run folder's lock file was there at each checkpoint write."""
+    seen, save = [], checkpoint.save
+
+    def recording(path, payload):
+        seen.append((Path(path).parent / LOCK_FILE).is_file())
+        return save(path, payload)
+
+    monkeypatch.setattr(checkpoint, "save", recording)
+    return seen
+
+
+def test_lock_file_is_kept_while_training_and_removed_at_the_end(tmp_path, monkeypatch):
+    # regression: `.lock` stayed in the run folder after `climbrl train` exited
+    seen = _record_lock_at_save(monkeypatch)
+    run = train(small_args(tmp_path, total_frames=BATCH))
+    assert seen == [True]
+    assert not (Path(run["run_dir"]) / LOCK_FILE).exists()
+    assert main(["train", "--resume", run["run_dir"], "--total-frames", str(BATCH * 2)]) == 0
+    assert seen == [True, True]
+    assert not (Path(run["run_dir"]) / LOCK_FILE).exists()
+
+
+def test_lock_file_is_removed_when_training_fails(tmp_path, monkeypatch):
+    def broken(*args, **kwargs):
+        raise RuntimeError("the learner caught fire")
+
+    seen = _record_lock_at_save(monkeypatch)
+    monkeypatch.setattr(dmc, "learn", broken)
+    with pytest.raises(RuntimeError, match="caught fire"):
+        train(small_args(tmp_path, total_frames=BATCH))
+    assert seen == [True]  # the checkpoint at the failure, lock held
+    assert not (tmp_path / "runs" / "test" / LOCK_FILE).exists()
+
+
+def test_a_lock_file_removed_while_another_trainer_waited_is_not_taken(tmp_path, monkeypatch):
+    # the trainer before removes the file between the next one's open and its flock: the
+    # next one must lock the folder's new file, not the removed one (two "holders" otherwise)
+    folder = tmp_path / "run"
+    first = RunLock(folder).acquire()
+    opened = []
+    real_open = open
+
+    def racing_open(path, *args, **kwargs):
+        f = real_open(path, *args, **kwargs)
+        if Path(path).name == LOCK_FILE and not opened:
+            opened.append(path)
+            first.release()  # the holder lets go right after this open
+        return f
+
+    monkeypatch.setattr("builtins.open", racing_open)
+    second = RunLock(folder).acquire()
+    monkeypatch.undo()
+    try:
+        assert (folder / LOCK_FILE).is_file()
+        with pytest.raises(RunFolderError, match="is in use by another trainer"):
+            RunLock(folder).acquire()  # a third one sees the second's lock
+    finally:
+        second.release()
+    assert not (folder / LOCK_FILE).exists()
 
 
 @pytest.mark.parametrize("name", ["../../x", "../x", "a/b", "/tmp/x", "..", ".", ""])
