@@ -499,6 +499,35 @@ def test_sigkill_of_train_leaves_no_process(tmp_path):
     assert data["counters"]["frames"] >= frames + BATCH and data["counters"]["session"] == 1
 
 
+@pytest.mark.parametrize("sig, status", [(signal.SIGINT, 130), (signal.SIGTERM, 143)],
+                         ids=["ctrl-c", "sigterm"])
+def test_interrupted_training_saves_then_exits_130_or_143(tmp_path, sig, status):
+    # regression: Ctrl-C saved, printed "stopped by a signal" and exited 0 where the docs say
+    # 130 (a script could not tell a finished run from a stopped one); .lock stayed behind
+    run_dir = tmp_path / "runs" / "stop"
+    settings = {**SMALL, "runs_dir": tmp_path / "runs", "run_name": "stop", "actors": 0,
+                "eval_every_frames": 0, "checkpoint_minutes": 0.01}
+    cmd = [sys.executable, "-m", "climbrl.cli", "train", "--config",
+           str(ROOT / "configs" / "daifugo4.yaml"), *cli_overrides(settings)]
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    try:
+        frames = wait_until_trained(proc, run_dir, TRAIN_START_SECONDS)
+        assert (run_dir / LOCK_FILE).is_file()  # kept while the trainer runs
+        proc.send_signal(sig)
+        out, err = proc.communicate(timeout=KILL_WAIT_SECONDS * 6)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == status, err
+    assert f"stopped by a signal ({'Ctrl-C, ' if sig == signal.SIGINT else ''}" \
+           f"{signal.Signals(sig).name})" in out
+    assert f"checkpoint {run_dir / checkpoint.FILENAME}" in out
+    assert checkpoint.load(run_dir)["counters"]["frames"] >= frames  # saved at the stop
+    assert not (run_dir / LOCK_FILE).exists()
+
+
 @pytest.mark.parametrize("variant", [v for v in VARIANTS if v != "classic"])
 def test_every_doudizhu_variant_trains(tmp_path, variant):
     """A few batches of each Dou Dizhu variant, bidding and fixed-landlord deals both: the
