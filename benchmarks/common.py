@@ -11,6 +11,7 @@ import platform
 import statistics
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 Figures = dict[str, float]
@@ -72,16 +73,30 @@ def print_table(title: str, results: dict[str, list[float]], unit: str) -> None:
         print(f"{name:<44}{med:>14,.1f}{lo:>14,.1f}{hi:>14,.1f}  {unit}", flush=True)
 
 
-def parser(description: str, seconds: float = 1.0, repeats: int = 3) -> argparse.ArgumentParser:
+def json_file(text: str) -> str:
+    """``--json FILE``: a file that can be written, checked before any measurement (a folder
+    that is not there would fail only at the end, the figures lost)."""
+    path = Path(text)
+    if path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text!r} is a folder, not a file")
+    folder = path.parent
+    if not folder.is_dir():
+        raise argparse.ArgumentTypeError(f"{text!r}: no folder {str(folder)!r}")
+    return text
+
+
+def parser(description: str, seconds: float = 1.0, repeats: int = 3, prog: str | None = None,
+           parser_class: type[argparse.ArgumentParser] = argparse.ArgumentParser
+           ) -> argparse.ArgumentParser:
     """The options every speed script takes: ``--seconds``, ``--repeats``, ``--seed``,
-    ``--json``."""
-    p = argparse.ArgumentParser(description=description)
+    ``--json`` (``parser_class``, ``prog``: as the ``climbrl bench`` command parses them)."""
+    p = parser_class(prog=prog, description=description)
     p.add_argument("--seconds", type=float, default=seconds,
                    help=f"time per measurement (default {seconds:g})")
     p.add_argument("--repeats", type=int, default=repeats,
                    help=f"interleaved repetitions of every measurement (default {repeats})")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--json", help="also write the figures to this JSON file")
+    p.add_argument("--json", type=json_file, help="also write the figures to this JSON file")
     return p
 
 

@@ -45,7 +45,7 @@ from collections.abc import Callable
 from statistics import median
 
 from . import crosscheck, peers
-from .common import machine, print_table, summary, timed_rate
+from .common import json_file, machine, print_table, summary, timed_rate
 
 SECTIONS = ("doudizhu", "legal", "daifugo", "trainer", "check")
 DAIFUGO_CONFIGS = (("daifugo", 3), ("daifugo", 4), ("president", 3), ("president", 4),
@@ -98,10 +98,12 @@ def positive(kind: type, name: str) -> Callable[[str], float]:
     return convert
 
 
-def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(
-        prog="python -m climbrl.benchmarks.compare", description=__doc__.splitlines()[0]
-    )
+def parse_args(argv: list[str] | None, prog: str = "python -m climbrl.benchmarks.compare",
+               parser_class: type[argparse.ArgumentParser] = argparse.ArgumentParser
+               ) -> argparse.Namespace:
+    """The options (``parser_class``, ``prog``: as the ``climbrl bench --compare`` command
+    parses them); a ``ValueError`` for a bad subset or count."""
+    parser = parser_class(prog=prog, description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=positive(float, "--seconds"), default=1.0,
                         help="time per measurement (default 1)")
     parser.add_argument("--repeats", type=positive(int, "--repeats"), default=5,
@@ -118,7 +120,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--peers", default=",".join(peers.PEERS),
                         help=f"comma-separated subset of {','.join(peers.PEERS)}")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--json", help="also write every figure to this JSON file")
+    parser.add_argument("--json", type=json_file,
+                        help="also write every figure to this JSON file")
     args = parser.parse_args(argv)
     args.sections = _subset(args.sections, SECTIONS, "--sections")
     args.peers = _subset(args.peers, tuple(peers.PEERS), "--peers")
@@ -455,7 +458,11 @@ def describe_machine() -> str:
 
 
 def main(argv: list[str] | None = None) -> dict:
-    args = parse_args(argv)
+    return run(parse_args(argv), argv)
+
+
+def run(args: argparse.Namespace, argv: list[str] | None = None) -> dict:
+    """The comparison of ``args`` (``argv``: the command line, recorded with the figures)."""
     command = "python -m climbrl.benchmarks.compare " + " ".join(sys.argv[1:] if argv is None else argv)
     print(f"machine: {describe_machine()}")
     print(f"command: {command.strip()}")

@@ -222,8 +222,9 @@ def main(argv=None) -> int:
 
     signal.signal(signal.SIGINT, on_signal)
     signal.signal(signal.SIGTERM, on_signal)
-    timer = threading.Timer(args.minutes * 60, finish, args=(
-        f"time budget reached: {args.minutes:g} minutes of this invocation",))
+    from climbrl.training.progress import budget_reached
+
+    timer = threading.Timer(args.minutes * 60, finish, args=(budget_reached(args.minutes),))
     timer.daemon = True
     state["start"] = time.perf_counter()
     timer.start()

@@ -9,15 +9,26 @@ the tables of medians. The JSON file holds ``machine`` and each script's figures
 
 from __future__ import annotations
 
+import argparse
+
 from . import daifugo, doudizhu
 from .common import machine, parser, write_json
 
 
-def main(argv: list[str] | None = None) -> dict:
-    p = parser(__doc__.splitlines()[0])
+def parse_args(argv: list[str] | None, prog: str | None = None,
+               parser_class: type[argparse.ArgumentParser] = argparse.ArgumentParser
+               ) -> argparse.Namespace:
+    p = parser(__doc__.splitlines()[0], prog=prog, parser_class=parser_class)
     p.add_argument("--hands", type=int, default=20000,
                    help="Dou Dizhu hands for the legal-move timing")
-    args = p.parse_args(argv)
+    return p.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> dict:
+    return run(parse_args(argv))
+
+
+def run(args: argparse.Namespace) -> dict:
     print(f"machine: {machine()}", flush=True)
     print("\nDaifugo and President", flush=True)
     out = {"machine": machine(),

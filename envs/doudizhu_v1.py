@@ -123,10 +123,15 @@ episode finite.
   redeals. `env.unwrapped.deal_code` is the code of the deal being played. A deal code is the
   whole deal (every hand and the kitty), so seats see it only once the deal is over, as
   `result["deal"]` in the view and the infos; keep `env.unwrapped.deal_code` to the operator.
-* `reset(options={"hands": [h0, h1, h2], "kitty": k, "first_bidder": s})` sets a deal (17, 17,
-  17 and 3 cards as text making the whole deck; `first_bidder` optional). Adding
-  `"landlord": s, "bid": b` skips bidding; the landlord's hand then has 20 cards, the kitty
-  among them. Bad options raise `ValueError` naming the problem.
+* `reset(options={"hands": [h0, h1, h2], "kitty": k, "first_bidder": s})` sets a deal (at
+  most 17 cards a hand and 3 in the kitty, as text; `first_bidder` optional). Adding
+  `"landlord": s, "bid": b` skips bidding; the landlord's hand then has at most 20 cards, the
+  kitty among them, and `kitty` may be left out. Cards named nowhere are out of play, as in
+  Daifugo, so an endgame is set up by naming the cards left:
+  `{"hands": ["33", "4", "5"], "landlord": 0, "bid": 1}` (no seat sees them as unseen; such a
+  position has no deal code; a seat holding fewer cards than a deal gives it counts as having
+  played, for the spring). Bad options raise `ValueError` naming the problem (an empty hand, a
+  card named more often than the deck has it, an unknown card, a hand larger than a deal's).
 * `env.unwrapped.view(agent)`: what that seat may see as a plain dict with cards as text (see
   `DoudizhuGame.view`); nothing in it depends on another seat's hidden cards, so it is safe to
   send to that seat. `view()` or `legal_actions()` before `reset()` is a `RuntimeError`.

@@ -14,11 +14,23 @@ from typing import Any
 
 import numpy as np
 
+from climbrl import envs
 from climbrl.envs.core.aec import turns
 
 from climbrl.training.evaluate import PLACES, make_env, scoring
 
 STREAM_CPUS = 3
+
+
+def check_table(game: str, cpus: Sequence[str]) -> int:
+    """The table size of you and ``cpus``; a ``ValueError`` that says how many CPUs to list
+    when the game does not seat that many."""
+    entry = envs.game_entry(game)
+    table = len(cpus) + 1
+    if table not in entry.table_sizes:
+        raise ValueError(f"{entry.title} seats {entry.seats_text()} players: --cpus lists the "
+                         f"{entry.seats_text(less=1)} CPUs besides you (got {len(cpus)})")
+    return table
 
 
 class Match:
@@ -40,7 +52,7 @@ class Match:
         from climbrl import policies
         from climbrl.policies.human import TerminalPlayer, talk_for
 
-        table = len(cpus) + 1
+        table = check_table(game, cpus)
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < table:
             raise ValueError(f"seat must be 0..{table - 1}, got {seat!r}")
         self.game, self.seat, self.write = game, seat, write

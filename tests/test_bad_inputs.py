@@ -308,6 +308,26 @@ def test_unknown_reset_options_still_warn_for_pettingzoo():
     assert any("unknown reset option" in str(w.message) for w in caught)
 
 
+API_TEST_CYCLES = 20
+
+
+@pytest.mark.parametrize("module", [daifugo_v1, president_v1, doudizhu_v1],
+                         ids=lambda m: m.__name__.rsplit(".", 1)[-1])
+def test_pettingzoo_api_test_warns_of_no_unknown_reset_option(module):
+    # regression: api_test's probe reset(seed=0, options={"options": 1}) made every env warn
+    # "ignored unknown reset option(s) ['options']"
+    from pettingzoo.test import api_test
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        api_test(module.env(), num_cycles=API_TEST_CYCLES)
+    assert not [str(w.message) for w in caught if "reset option" in str(w.message)]
+    with warnings.catch_warnings(record=True) as caught:  # a nested dict is a mistake: said
+        warnings.simplefilter("always")
+        module.env().reset(options={"options": {"hands": []}})
+    assert any("unknown reset option(s) ['options']" in str(w.message) for w in caught)
+
+
 def test_player_seed_may_be_a_list_of_entropy_words():
     # the trainer's periodic evaluation seeds its opponents with [seed, stream, seat]; the
     # strict seed check first refused that list (a TypeError in the middle of training)

@@ -48,6 +48,23 @@ def test_an_unknown_player_is_one_line(capsys, tmp_path):
     assert "seat must be 0..2, got 5" in one_error_line(capsys)
 
 
+@pytest.mark.parametrize("game, cpus, said", [
+    ("doudizhu", "medium", "Dou Dizhu seats 3 or 4 players: --cpus lists the 2 or 3 CPUs "
+                           "besides you (got 1)"),
+    ("doudizhu", "random,random,random,random", "Dou Dizhu seats 3 or 4 players: --cpus lists "
+                                                "the 2 or 3 CPUs besides you (got 4)"),
+    ("daifugo", "medium", "Daifugo seats 3 or 4 players: --cpus lists the 2 or 3 CPUs "
+                          "besides you (got 1)"),
+    ("president", "medium", "President seats 3 to 8 players: --cpus lists the 2 to 7 CPUs "
+                            "besides you (got 1)"),
+])
+def test_play_with_too_few_cpus_says_how_many_to_list(capsys, game, cpus, said):
+    # regression: `climbrl play --game doudizhu --cpus medium` said "players must be 3..4,
+    # got 2", a count of players the command line never asked for
+    assert cli(["play", "--game", game, "--cpus", cpus]) == 2
+    assert one_error_line(capsys) == f"climbrl: error: {said}"
+
+
 @pytest.mark.skipif(not (CPU_DAIFUGO / "cpu.json").exists(), reason="no shipped CPU")
 def test_a_cpu_that_refuses_the_env_is_one_line_naming_it(capsys, tmp_path):
     # it died in 30 lines of concurrent.futures traceback, in a worker, after the start
@@ -71,6 +88,17 @@ def test_a_failure_while_running_is_one_line_with_status_1(capsys, monkeypatch, 
     monkeypatch.setenv("CLIMBRL_DEBUG", "1")
     with pytest.raises(RuntimeError, match="caught fire"):
         cli(SMALL_EVAL + ["--out", str(tmp_path / "x")])
+
+
+def test_version_is_printed_by_climbrl_version(capsys):
+    # regression: `climbrl --version` was an unknown option
+    import climbrl
+
+    with pytest.raises(SystemExit) as exit_:
+        cli(["--version"])
+    assert exit_.value.code == 0
+    assert capsys.readouterr().out == f"climbrl {climbrl.__version__}\n"
+    assert climbrl.__version__[0].isdigit()  # the installed version, not "0+unknown"
 
 
 def test_unknown_flags_are_argparse_errors(capsys):
@@ -104,3 +132,129 @@ def test_a_tournament_of_checkpoint_players_runs_torch_on_one_thread(tmp_path):
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                           env=env, cwd=Path(__file__).resolve().parents[1], timeout=300)
     assert done.stdout.split()[-2:] == ["0", "1"], done.stdout + done.stderr
+
+
+# -- one exit-status rule for every command: a file or folder given on the command line that is
+# missing, unreadable or of another kind is a mistake in the command (status 2, one line
+# naming it), found before any work starts
+
+def _status(argv: list[str]) -> int:
+    """The exit status of ``climbrl argv`` (argparse's mistakes exit through SystemExit)."""
+    try:
+        return cli(argv)
+    except SystemExit as exit_:
+        return exit_.code
+
+
+def _no_work(monkeypatch) -> None:
+    """Every command's work fails the test if it starts (a refusal must come first)."""
+    import climbrl.benchmarks.compare
+    import climbrl.benchmarks.envs
+    import climbrl.play.terminal
+    import climbrl.training.export
+
+    def started(*args, **kwargs):
+        raise AssertionError("the work started")
+
+    for module, name in [(evaluate, "run"), (climbrl.training.export, "export"),
+                         (climbrl.play.terminal.Match, "play"),
+                         (climbrl.benchmarks.envs, "run"), (climbrl.benchmarks.compare, "run")]:
+        monkeypatch.setattr(module, name, started)
+    try:
+        import climbrl.play.server.app
+        import climbrl.training.dmc
+    except ModuleNotFoundError:
+        return
+    monkeypatch.setattr(climbrl.play.server.app, "run_app", started)
+    monkeypatch.setattr(climbrl.training.dmc, "train", started)
+
+
+MISSING_ARGUMENTS = {
+    "train --config": lambda bad, tmp: ["train", "--config", f"{bad}.yaml"],
+    "train --resume": lambda bad, tmp: ["train", "--resume", bad],
+    "eval --players": lambda bad, tmp: [*SMALL_EVAL[:3], "--players", f"{bad},random,random",
+                                        "--out", str(tmp / "ev")],
+    "eval --pool": lambda bad, tmp: [*SMALL_EVAL[:3], "--pool", f"{bad},random", "--out",
+                                     str(tmp / "ev")],
+    "export": lambda bad, tmp: ["export", bad, "--out", str(tmp / "cpu")],
+    "play --cpus": lambda bad, tmp: ["play", "--game", "daifugo", "--cpus", f"{bad},random"],
+    "bench --json": lambda bad, tmp: ["bench", "--json", f"{bad}/figures.json"],
+    "bench --compare --json": lambda bad, tmp: ["bench", "--compare", "--json",
+                                                f"{bad}/figures.json"],
+}
+
+
+@pytest.mark.parametrize("command", MISSING_ARGUMENTS)
+def test_a_missing_file_or_folder_is_status_2_in_every_command(capsys, monkeypatch, tmp_path,
+                                                               command):
+    # regression: `climbrl export runs/nonexistent --out x` exited 1 with "failed:
+    # CheckpointError" where `climbrl train --resume runs/nothere` exited 2; `bench --json
+    # missing/x.json` measured for a minute, then failed
+    _no_work(monkeypatch)
+    bad = str(tmp_path / "no-such-thing")
+    assert _status(MISSING_ARGUMENTS[command](bad, tmp_path)) == 2
+    line = one_error_line(capsys)
+    assert "no-such-thing" in line and "failed" not in line, line
+    assert not (tmp_path / "ev").exists() and not (tmp_path / "cpu").exists()
+
+
+FOREIGN_ARGUMENTS = {
+    "train --config": lambda bad, tmp: ["train", "--config", bad],
+    "train --resume": lambda bad, tmp: ["train", "--resume", bad],
+    "eval --players": lambda bad, tmp: [*SMALL_EVAL[:3], "--players", f"{bad},random,random",
+                                        "--out", str(tmp / "ev")],
+    "export": lambda bad, tmp: ["export", bad, "--out", str(tmp / "cpu")],
+    "play --cpus": lambda bad, tmp: ["play", "--game", "daifugo", "--cpus", f"{bad},random"],
+    "serve --db": lambda bad, tmp: ["serve", "--db", bad],
+}
+
+
+@pytest.mark.parametrize("content", [b"game: [\n", b"\x00\xff\xfe not text"],
+                         ids=["bad-yaml", "binary"])
+@pytest.mark.parametrize("command", FOREIGN_ARGUMENTS)
+def test_a_file_of_another_kind_is_status_2_in_every_command(capsys, monkeypatch, tmp_path,
+                                                             command, content):
+    # regression: a config that is not YAML, or a checkpoint that is not one, exited 1
+    # ("failed: ParserError", "failed: CheckpointError") where a missing one exited 2
+    if command == "serve --db":
+        pytest.importorskip("uvicorn")
+    _no_work(monkeypatch)
+    bad = tmp_path / "foreign.file"
+    bad.write_bytes(content)
+    assert _status(FOREIGN_ARGUMENTS[command](str(bad), tmp_path)) == 2
+    line = one_error_line(capsys)
+    assert str(bad) in line and "failed" not in line, line
+
+
+INTERRUPTED_COMMANDS = {
+    "eval": (lambda tmp: SMALL_EVAL + ["--out", str(tmp / "ev")], "climbrl.training.evaluate",
+             "run"),
+    "play": (lambda tmp: ["play", "--game", "daifugo", "--cpus", "random,random"],
+             "climbrl.play.terminal.Match", "play"),
+    "bench": (lambda tmp: ["bench"], "climbrl.benchmarks.envs", "run"),
+    "bench --compare": (lambda tmp: ["bench", "--compare"], "climbrl.benchmarks.compare", "run"),
+    "serve": (lambda tmp: ["serve", "--db", str(tmp / "tables.db")], "climbrl.play.server.app",
+              "run_app"),
+}
+
+
+@pytest.mark.parametrize("signal_name, status", [("SIGINT", 130), ("SIGTERM", 143)])
+@pytest.mark.parametrize("command", INTERRUPTED_COMMANDS)
+def test_an_interrupt_is_status_130_or_143_in_every_command(capsys, monkeypatch, tmp_path,
+                                                            command, signal_name, status):
+    # (`climbrl train`, which saves first, is tested on a real signal in test_trainer_runs)
+    from climbrl.training.errors import Terminated
+
+    argv, target, name = INTERRUPTED_COMMANDS[command]
+    if command == "serve":
+        pytest.importorskip("uvicorn")
+
+    def interrupted(*args, **kwargs):
+        raise Terminated("signal SIGTERM") if signal_name == "SIGTERM" else KeyboardInterrupt
+
+    monkeypatch.setattr(f"{target}.{name}", interrupted)
+    assert _status(argv(tmp_path)) == status
+    line = one_error_line(capsys)
+    assert line.startswith("climbrl: " + ("stopped by SIGTERM" if status == 143
+                                          else "interrupted")), line
+

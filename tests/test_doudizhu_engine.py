@@ -254,15 +254,21 @@ KITTY = "9BR"
         ({"hands": HANDS[:2], "kitty": KITTY}, "list of 3 card strings"),
         ({"hands": [HANDS[0] + "X", *HANDS[1:]], "kitty": KITTY},
          r"hands\[0\]: bad card character 'X'"),
-        ({"hands": [HANDS[0][:-1], *HANDS[1:]], "kitty": KITTY},
-         r"hands\[0\] has 16 cards, not 17"),
-        ({"hands": [HANDS[0][:-1] + "2", *HANDS[1:]], "kitty": KITTY}, "rank 7 appears 3 times"),
-        ({"hands": HANDS, "kitty": "BR"}, "kitty has 2 cards"),
+        ({"hands": [HANDS[0] + "8", *HANDS[1:]], "kitty": KITTY},
+         r"hands\[0\] has 18 cards; a deal gives at most 17"),
+        ({"hands": [HANDS[0][:-1] + "2", *HANDS[1:]], "kitty": KITTY},
+         r"card '2' is named 5 times \(hands\[0\], hands\[2\]\); the deck has 4"),
+        ({"hands": ["B", "B", "3"], "kitty": ""},
+         r"card 'B' is named 2 times \(hands\[0\], hands\[1\]\); the deck has 1"),
+        ({"hands": ["33", "", "4"], "kitty": ""}, r"hands\[1\] is empty"),
+        ({"hands": HANDS, "kitty": "89TJ"}, "kitty has 4 cards; a deal's kitty has 3"),
         ({"hands": HANDS, "kitty": "BRR"}, "kitty: .*too many cards of rank R"),
         ({"hands": HANDS, "kitty": KITTY, "first_bidder": 3}, "'first_bidder' must be 0..2"),
         ({"hands": HANDS, "kitty": KITTY, "landlord": 0}, "go together"),
         ({"hands": HANDS, "kitty": KITTY, "landlord": 0, "bid": 4}, "'bid' must be 1..3"),
-        ({"hands": HANDS, "kitty": KITTY, "landlord": 0, "bid": 1}, "not 20 .*includes the kitty"),
+        ({"hands": HANDS, "kitty": KITTY, "landlord": 0, "bid": 1}, "must include the kitty"),
+        ({"hands": [HANDS[0] + "9BR8", *HANDS[1:]], "landlord": 0, "bid": 1},
+         r"hands\[0\] has 21 cards; a deal gives at most 20 \(the landlord's"),
         ({"hands": [HANDS[0] + "9BR", *HANDS[1:]], "kitty": "8BR", "landlord": 0, "bid": 1},
          "must include the kitty"),
         ({"hands": HANDS, "kitty": KITTY, "deal": "DDZ-0"}, "drop"),
@@ -295,7 +301,7 @@ def test_landlord_option_skips_bidding():
 
 
 def test_unknown_options_are_ignored_with_a_warning():
-    with pytest.warns(UserWarning, match="ignoring unknown reset options"):
+    with pytest.warns(UserWarning, match="ignored unknown reset option"):
         GAME.new_state(rng(), {"colour": "red"})
 
 

@@ -66,6 +66,13 @@ def test_minutes_is_the_budget_of_each_invocation_and_the_stop_is_explained(tmp_
     assert make_args(None, {"resume": first["run_dir"]}).minutes is None
 
 
+def test_time_budget_of_1_minute_is_said_in_the_singular(tmp_path, monkeypatch):
+    # regression: "time budget reached: 1 minutes of this invocation"
+    monkeypatch.setattr(dmc, "SECONDS_PER_MINUTE", TINY_BUDGET_MINUTES * 60)  # 1 "minute" ends
+    run = train(small_args(tmp_path, minutes=1))
+    assert run["stopped"] == "time budget reached: 1 minute of this invocation"
+
+
 def test_total_frames_counts_the_whole_run_and_says_so(tmp_path):
     run = train(small_args(tmp_path, total_frames=BATCH))
     assert run["stopped"] == f"total_frames reached: {BATCH} frames of {BATCH}"
@@ -221,9 +228,71 @@ def test_two_trainers_cannot_write_one_run_folder(tmp_path):
     with RunLock(Path(run["run_dir"])):  # another trainer holds the folder
         with pytest.raises(RunFolderError, match="is in use by another trainer"):
             train(make_args(None, {"resume": run["run_dir"], "total_frames": BATCH * 2}))
-    assert (Path(run["run_dir"]) / LOCK_FILE).is_file()  # left behind, harmless:
+        assert (Path(run["run_dir"]) / LOCK_FILE).is_file()  # the refused one left it be
     assert train(make_args(None, {"resume": run["run_dir"],
                                   "total_frames": BATCH * 2}))["frames"] == BATCH * 2
+
+
+def _record_lock_at_save(monkeypatch) -> list[bool]:
+    """Whether the run folder's lock file was there at each checkpoint write."""
+    seen, save = [], checkpoint.save
+
+    def recording(path, payload):
+        seen.append((Path(path).parent / LOCK_FILE).is_file())
+        return save(path, payload)
+
+    monkeypatch.setattr(checkpoint, "save", recording)
+    return seen
+
+
+def test_lock_file_is_kept_while_training_and_removed_at_the_end(tmp_path, monkeypatch):
+    # regression: `.lock` stayed in the run folder after `climbrl train` exited
+    seen = _record_lock_at_save(monkeypatch)
+    run = train(small_args(tmp_path, total_frames=BATCH))
+    assert seen == [True]
+    assert not (Path(run["run_dir"]) / LOCK_FILE).exists()
+    assert main(["train", "--resume", run["run_dir"], "--total-frames", str(BATCH * 2)]) == 0
+    assert seen == [True, True]
+    assert not (Path(run["run_dir"]) / LOCK_FILE).exists()
+
+
+def test_lock_file_is_removed_when_training_fails(tmp_path, monkeypatch):
+    def broken(*args, **kwargs):
+        raise RuntimeError("the learner caught fire")
+
+    seen = _record_lock_at_save(monkeypatch)
+    monkeypatch.setattr(dmc, "learn", broken)
+    with pytest.raises(RuntimeError, match="caught fire"):
+        train(small_args(tmp_path, total_frames=BATCH))
+    assert seen == [True]  # the checkpoint at the failure, lock held
+    assert not (tmp_path / "runs" / "test" / LOCK_FILE).exists()
+
+
+def test_a_lock_file_removed_while_another_trainer_waited_is_not_taken(tmp_path, monkeypatch):
+    # the trainer before removes the file between the next one's open and its flock: the
+    # next one must lock the folder's new file, not the removed one (two "holders" otherwise)
+    folder = tmp_path / "run"
+    first = RunLock(folder).acquire()
+    opened = []
+    real_open = open
+
+    def racing_open(path, *args, **kwargs):
+        f = real_open(path, *args, **kwargs)
+        if Path(path).name == LOCK_FILE and not opened:
+            opened.append(path)
+            first.release()  # the holder lets go right after this open
+        return f
+
+    monkeypatch.setattr("builtins.open", racing_open)
+    second = RunLock(folder).acquire()
+    monkeypatch.undo()
+    try:
+        assert (folder / LOCK_FILE).is_file()
+        with pytest.raises(RunFolderError, match="is in use by another trainer"):
+            RunLock(folder).acquire()  # a third one sees the second's lock
+    finally:
+        second.release()
+    assert not (folder / LOCK_FILE).exists()
 
 
 @pytest.mark.parametrize("name", ["../../x", "../x", "a/b", "/tmp/x", "..", ".", ""])
@@ -428,6 +497,35 @@ def test_sigkill_of_train_leaves_no_process(tmp_path):
                  "--total-frames", str(frames + BATCH)]) == 0
     data = checkpoint.load(run_dir)
     assert data["counters"]["frames"] >= frames + BATCH and data["counters"]["session"] == 1
+
+
+@pytest.mark.parametrize("sig, status", [(signal.SIGINT, 130), (signal.SIGTERM, 143)],
+                         ids=["ctrl-c", "sigterm"])
+def test_interrupted_training_saves_then_exits_130_or_143(tmp_path, sig, status):
+    # regression: Ctrl-C saved, printed "stopped by a signal" and exited 0 where the docs say
+    # 130 (a script could not tell a finished run from a stopped one); .lock stayed behind
+    run_dir = tmp_path / "runs" / "stop"
+    settings = {**SMALL, "runs_dir": tmp_path / "runs", "run_name": "stop", "actors": 0,
+                "eval_every_frames": 0, "checkpoint_minutes": 0.01}
+    cmd = [sys.executable, "-m", "climbrl.cli", "train", "--config",
+           str(ROOT / "configs" / "daifugo4.yaml"), *cli_overrides(settings)]
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    try:
+        frames = wait_until_trained(proc, run_dir, TRAIN_START_SECONDS)
+        assert (run_dir / LOCK_FILE).is_file()  # kept while the trainer runs
+        proc.send_signal(sig)
+        out, err = proc.communicate(timeout=KILL_WAIT_SECONDS * 6)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == status, err
+    assert f"stopped by a signal ({'Ctrl-C, ' if sig == signal.SIGINT else ''}" \
+           f"{signal.Signals(sig).name})" in out
+    assert f"checkpoint {run_dir / checkpoint.FILENAME}" in out
+    assert checkpoint.load(run_dir)["counters"]["frames"] >= frames  # saved at the stop
+    assert not (run_dir / LOCK_FILE).exists()
 
 
 @pytest.mark.parametrize("variant", [v for v in VARIANTS if v != "classic"])

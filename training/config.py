@@ -105,7 +105,11 @@ def check_types(args: Args) -> None:
 def typed_value(name: str, text: str) -> Any:
     """A command-line value of setting ``name``, read as YAML and checked against its type
     (a start option's value is checked by its game)."""
-    value = yaml.safe_load(text) if text.strip() else None
+    try:
+        value = yaml.safe_load(text) if text.strip() else None
+    except yaml.YAMLError as err:
+        raise ValueError(f"--{name.replace('_', '-')} {text!r} is not YAML: "
+                         f"{_yaml_problem(err)}") from None
     return value if name in _start_keys() else _coerce(name, value)
 
 
@@ -189,9 +193,23 @@ def find_config(config: str | Path) -> Path:
                      f"({', '.join(shipped_files)})")
 
 
+def _yaml_problem(err: Exception) -> str:
+    """What is wrong in a YAML text, and where, on one line."""
+    problem = getattr(err, "problem", None) or str(err).splitlines()[0]
+    mark = getattr(err, "problem_mark", None)
+    return f"{problem} (line {mark.line + 1}, column {mark.column + 1})" if mark else problem
+
+
 def load_yaml(path: str | Path) -> dict[str, Any]:
     with open(path) as f:
-        data = yaml.safe_load(f) or {}
+        try:
+            data = yaml.safe_load(f) or {}
+        except yaml.YAMLError as err:  # a file that is not YAML is the user's to mend
+            raise ValueError(f"{str(path)!r} is not a YAML training config: "
+                             f"{_yaml_problem(err)}") from None
+        except UnicodeDecodeError as err:
+            raise ValueError(f"{str(path)!r} is not a YAML training config: not text "
+                             f"({err.reason} at byte {err.start})") from None
     if not isinstance(data, dict):
         raise ValueError(f"{path}: a training config is a mapping of settings")
     data = gather_starts(data)

@@ -52,7 +52,7 @@ from .actor import NetPolicy, SelfPlayActor, actor_process
 from .arena import evaluate, harness_figures
 from .errors import one_line
 from .opponents import check_opponent
-from .progress import Progress
+from .progress import Progress, budget_reached
 from .rundir import RunLock, check_run_name, claim_new, holds_run, run_folder
 from .tables import Tables
 from .transport import Batch, InlineTransport, LocalTransport
@@ -382,12 +382,22 @@ class StopRequest:
 
     def __init__(self):
         self.requested = False
+        self.signal: int | None = None
+        """the signal that asked (None: asked otherwise)"""
         self.previous: dict[int, Any] = {}
 
     def __call__(self, signum, frame):
         if self.requested:
             raise KeyboardInterrupt
         self.requested = True
+        self.signal = signum
+
+    def reason(self) -> str:
+        """Why the run stopped, for the summary."""
+        if self.signal is None:
+            return "stopped by a signal (Ctrl-C or SIGTERM)"
+        name = signal.Signals(self.signal).name
+        return f"stopped by a signal ({'Ctrl-C, ' if self.signal == signal.SIGINT else ''}{name})"
 
     def install(self) -> None:
         if threading.current_thread() is threading.main_thread():
@@ -717,7 +727,7 @@ def train(args: Args) -> dict[str, Any]:
                 return done
             if args.minutes is not None and (
                     time.perf_counter() - session_start >= args.minutes * SECONDS_PER_MINUTE):
-                return f"time budget reached: {args.minutes:g} minutes of this invocation"
+                return budget_reached(args.minutes)
             return None
 
         progress = Progress(run_name, args.total_frames, counters["frames"], args.progress,
@@ -804,9 +814,10 @@ def train(args: Args) -> dict[str, Any]:
                     except OSError as err:  # e.g. a full disk: keep training, try again later
                         progress.write(f"warning: {err.strerror or err}")
                     last_ckpt = time.perf_counter()
-            stopped = reason or "stopped by a signal (Ctrl-C or SIGTERM)"
+            stopped = reason or stop.reason()
         except KeyboardInterrupt:
             stopped = "interrupted (a second Ctrl-C)"
+            stop.signal = stop.signal or signal.SIGINT
         finally:
             stop.uninstall()
             interrupted = stop.requested or stopped.startswith("interrupted")
@@ -832,4 +843,6 @@ def train(args: Args) -> dict[str, Any]:
         return {"run_dir": str(run_dir), "checkpoint": str(ckpt_path),
                 "frames": counters["frames"], "elapsed": counters["elapsed"],
                 "evaluations": evaluations, "interrupted": interrupted, "stopped": stopped,
+                "signal": signal.Signals(stop.signal).name if interrupted and stop.signal
+                else None,
                 "tables": dict(table_counts)}

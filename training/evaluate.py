@@ -130,9 +130,7 @@ class EvalConfig:
         if len(sizes) != 1:
             raise ValueError(f"lineups must all have one table size, got sizes {sorted(sizes)}")
         if not sizes <= set(entry.table_sizes):
-            seats = ", ".join(map(str, entry.table_sizes[:-1]))
-            seats = f"{seats} or {entry.table_sizes[-1]}" if seats else str(entry.table_sizes[0])
-            raise ValueError(f"{entry.title} seats {seats} players, got lineups of "
+            raise ValueError(f"{entry.title} seats {entry.seats_text()} players, got lineups of "
                              f"{sizes.pop()}")
         if self.deals < 1:
             raise ValueError(f"deals must be at least 1, got {self.deals}")

@@ -32,11 +32,22 @@ from . import checkpoint
 ONNX_OPSET = 17
 
 
-def export(checkpoint_path: str | Path, out_dir: str | Path) -> Path:
+def read_checkpoint(checkpoint_path: str | Path) -> dict:
+    """The checkpoint at ``checkpoint_path`` (a file or a run folder), checked against its
+    game: a :class:`~climbrl.training.checkpoint.CheckpointError` (a ``ValueError``) naming
+    the file when it is missing, damaged, foreign or of another game version."""
     data = checkpoint.load(checkpoint_path)
+    check_spec(data["spec"], game_from_spec(data["spec"]), "checkpoint")
+    return data
+
+
+def export(checkpoint_path: str | Path, out_dir: str | Path, data: dict | None = None) -> Path:
+    """Write the CPU player of ``checkpoint_path`` to ``out_dir`` (``data``: the checkpoint
+    already read by :func:`read_checkpoint`)."""
+    if data is None:
+        data = read_checkpoint(checkpoint_path)
     spec = data["spec"]
     game = game_from_spec(spec)
-    check_spec(spec, game, "checkpoint")
     cfg = NetConfig.from_dict(data["network"])
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)

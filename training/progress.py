@@ -73,3 +73,13 @@ def _is_terminal(stream) -> bool:
         return stream.isatty()
     except (AttributeError, ValueError):
         return False
+
+
+def minutes_text(minutes: float) -> str:
+    """A number of minutes as said: ``1 minute``, ``0.5 minutes``, ``3 minutes``."""
+    return f"{minutes:g} minute{'' if minutes == 1 else 's'}"
+
+
+def budget_reached(minutes: float) -> str:
+    """Why a run with a time budget of ``minutes`` stopped."""
+    return f"time budget reached: {minutes_text(minutes)} of this invocation"

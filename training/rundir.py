@@ -1,11 +1,31 @@
 """The folder of a training run, ``<runs_dir>/<run_name>/``: its name, one trainer at a time,
 and no silent overwrite.
 
+What a trainer writes there:
+
+* ``checkpoint.pt``: the run (weights, optimizer states, counters, random states, settings,
+  evaluation history; :mod:`climbrl.training.checkpoint`), written every
+  ``checkpoint_minutes`` and when the run stops; ``climbrl train --resume``, ``climbrl export``
+  and ``climbrl eval`` read it (the folder may be named instead of the file).
+* ``eval.pt``: the weights the evaluation harness plays (``eval_harness``, on by default),
+  written over before each evaluation, so that the harness's worker processes load the
+  network as any checkpoint player; weights only (no optimizer or actor state, so some
+  times smaller than ``checkpoint.pt``), not resumable, but ``climbrl export`` and
+  ``climbrl eval`` take it. It may be deleted once the run is over; ``--overwrite`` removes it.
+* ``events.out.tfevents.*``: the TensorBoard logs.
+* ``.lock``: only while a trainer runs there (:class:`RunLock`), removed when it exits.
+* ``*.tmp``: a checkpoint being written (renamed over the old one when complete; a kill may
+  leave one, which the next run's ``--overwrite`` removes).
+
+The helpers:
+
 * :func:`check_run_name`: a run name is one plain folder name, so that a run never writes
   outside ``runs_dir`` (``../x``, ``a/b`` and absolute paths are refused).
 * :class:`RunLock`: an exclusive lock on ``<run>/.lock`` (``fcntl.flock``) held while a
-  trainer writes there; a second trainer on the same folder is refused. The kernel drops the
-  lock when the process ends, killed or not, so a stale lock file never blocks.
+  trainer writes there; a second trainer on the same folder is refused. The lock file is
+  removed when the trainer lets go of it (a normal end, Ctrl-C, SIGTERM or an error). The
+  kernel drops the lock when the process ends, so the file a killed trainer (SIGKILL) leaves
+  never blocks the next one.
 * :func:`claim_new`: a new run refuses a folder that holds a run already, unless asked to
   overwrite it (then the trainer's own files there are removed first).
 """
@@ -69,18 +89,29 @@ class RunLock:
         self.folder = Path(folder)
         self.file = None
 
+    @property
+    def path(self) -> Path:
+        return self.folder / LOCK_FILE
+
     def acquire(self) -> RunLock:
         self.folder.mkdir(parents=True, exist_ok=True)
-        f = open(self.folder / LOCK_FILE, "a+")
-        if fcntl is not None:
-            try:
-                fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except OSError:
-                f.seek(0)
-                holder = f.read().strip() or "?"
-                f.close()
-                raise RunFolderError(f"{str(self.folder)!r} is in use by another trainer "
-                                     f"(process {holder}); one trainer per run folder") from None
+        while True:
+            f = open(self.path, "a+")
+            if fcntl is not None:
+                try:
+                    fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except OSError:
+                    f.seek(0)
+                    holder = f.read().strip() or "?"
+                    f.close()
+                    raise RunFolderError(f"{str(self.folder)!r} is in use by another trainer "
+                                         f"(process {holder}); one trainer per run folder") \
+                        from None
+            if self._still_linked(f):
+                break
+            # the trainer before let go and removed the file between our open and our lock:
+            # that file is no one's lock any more, take the folder's new one
+            f.close()
         f.seek(0)
         f.truncate()
         f.write(f"{os.getpid()}\n")
@@ -88,10 +119,22 @@ class RunLock:
         self.file = f
         return self
 
+    def _still_linked(self, f) -> bool:
+        """``f`` is still the folder's lock file (not one removed since it was opened)."""
+        try:
+            return os.path.samestat(os.fstat(f.fileno()), os.stat(self.path))
+        except FileNotFoundError:
+            return False
+
     def release(self) -> None:
+        """Remove the lock file, then let go of the lock (in this order: a trainer waiting to
+        lock the removed file sees it is gone and opens a new one)."""
         if self.file is not None:
-            self.file.close()  # closing drops the flock
-            self.file = None
+            try:
+                self.path.unlink(missing_ok=True)
+            finally:
+                self.file.close()  # closing drops the flock
+                self.file = None
 
     def __enter__(self) -> RunLock:
         return self.acquire()

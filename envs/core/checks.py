@@ -14,7 +14,8 @@ TypeError: lock must be True or False, got 'false' (type str; write lock=False)
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import warnings
+from collections.abc import Collection, Mapping
 from typing import Any
 
 import numpy as np
@@ -94,6 +95,29 @@ def as_options(value: Any, name: str = "options") -> dict:
     if not isinstance(value, Mapping):
         raise TypeError(f"{name} must be a dict, got {value!r} (type {_kind(value)})")
     return dict(value)
+
+
+API_TEST_PROBE = "options"
+"""the key of PettingZoo's ``api_test`` probe: it checks that ``reset`` takes an ``options``
+argument by calling ``reset(seed=0, options={"options": 1})``"""
+
+
+def reset_options(value: Any, known: Collection[str], game: str) -> dict:
+    """A copy of ``reset(options=...)`` holding the ``known`` keys of ``game``'s reset. Any
+    other key is dropped with a warning naming it (so a typo such as ``hand`` is seen, not a
+    silent random deal), except PettingZoo's probe (:data:`API_TEST_PROBE` with a value that
+    is not a mapping), dropped without a word so that ``api_test`` runs clean."""
+    options = as_options(value)
+    if API_TEST_PROBE not in known and not isinstance(options.get(API_TEST_PROBE), Mapping):
+        options.pop(API_TEST_PROBE, None)
+    unknown = sorted(set(options) - set(known))
+    if unknown:
+        # a warning, not an error, as PettingZoo's own envs ignore what they do not know
+        warnings.warn(f"ignored unknown reset option(s) {unknown}; {game} knows "
+                      f"{', '.join(known)}", stacklevel=4)
+        for key in unknown:
+            del options[key]
+    return options
 
 
 def as_seed(value: Any, name: str = "seed") -> int | None:

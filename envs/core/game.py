@@ -218,6 +218,14 @@ class GameEntry:
     train_config: str | None = None
     """the shipped training config the benchmark times"""
 
+    def seats_text(self, less: int = 0) -> str:
+        """The table sizes as said, less ``less`` each: ``3 or 4``, ``3 to 8``."""
+        sizes = [n - less for n in self.table_sizes]
+        if len(sizes) > 2 and sizes == list(range(sizes[0], sizes[-1] + 1)):
+            return f"{sizes[0]} to {sizes[-1]}"
+        head = ", ".join(map(str, sizes[:-1]))
+        return f"{head} or {sizes[-1]}" if head else str(sizes[0])
+
     def engine_module(self):
         try:
             return importlib.import_module(self.engine)

@@ -14,7 +14,6 @@ that have finished, or that passed under strict passing, are skipped: they have 
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -22,7 +21,7 @@ import numpy as np
 
 from ..core import dealcode
 from ..core.bits import iter_bits, lowest_bits
-from ..core.checks import as_action, as_int, as_int_in, as_options, as_sequence
+from ..core.checks import as_action, as_int, as_int_in, as_sequence, reset_options
 from ..core.game import PLACES, GameDefaults, IllegalActionError
 from .cards import (
     CARDS_PER_DECK,
@@ -233,15 +232,7 @@ class DaifugoGame(GameDefaults):
         A set-up whose exchange would leave a seat without cards (a giver holding fewer cards
         than it must give) is refused: every seat to move must have a legal move.
         """
-        options = as_options(options)
-        unknown = set(options) - set(RESET_OPTIONS)
-        if unknown:
-            # a warning, not an error: PettingZoo's api_test resets with an unknown option
-            warnings.warn(
-                f"ignored unknown reset option(s) {sorted(unknown)}; "
-                f"options are {', '.join(RESET_OPTIONS)}",
-                stacklevel=3,
-            )
+        options = reset_options(options, RESET_OPTIONS, self.name.capitalize())
         if "deal" in options and "hands" in options:
             raise ValueError("give either a deal code or hands, not both")
         state = DaifugoState(self)

@@ -33,6 +33,12 @@ def kitty_owner(setup: Setup) -> int:
     return setup.players
 
 
+def out_of_play(setup: Setup) -> int:
+    """The owner value of the cards of a set-up position that are in no hand nor the kitty
+    (never in a deal code)."""
+    return setup.players + 1
+
+
 def random_deal(rng: np.random.Generator, setup: Setup = THREE) -> tuple[tuple[int, ...], int, int]:
     """Owners of the deck's cards (seats, :func:`kitty_owner`), first bidder and next seed, from
     ``rng``."""
@@ -64,8 +70,8 @@ def decode(setup: Setup, code: str) -> tuple[tuple[int, ...], int, int]:
 
 
 def owners_of(setup: Setup, groups: list[int]) -> tuple[int, ...]:
-    """Physical owners for rank-count groups (seats, then the kitty): each rank's cards go to
-    the groups in order."""
+    """Physical owners for rank-count groups (seats, then the kitty, then the cards out of
+    play): each rank's cards go to the groups in order."""
     owners = [0] * setup.deck_size
     for r, cards in enumerate(setup.cards_of_rank):
         at = 0
@@ -93,36 +99,47 @@ def int_option(name: str, value: Any, low: int, high: int) -> int:
     return int(value)
 
 
-def set_up_hands(setup: Setup, options: dict, landlord: int | None) -> tuple[list[int], int]:
-    """The seats' hands (the landlord's without the kitty) and the kitty of a set-up position's
-    ``hands`` and ``kitty`` options, checked to make the whole deck."""
+def set_up_hands(setup: Setup, options: dict, landlord: int | None) -> tuple[list[int], int, int]:
+    """The seats' hands (the landlord's without the kitty), the kitty and the cards out of
+    play of a set-up position's ``hands`` and ``kitty`` options. Cards named nowhere are out
+    of play (an endgame names only what is left); each hand holds at most what a deal gives it
+    (the landlord's, the kitty included) and is not empty, the kitty at most its cards, and no
+    card is named more often than the deck has it. ``kitty`` may be left out once the landlord
+    is given (the landlord then shows none); given, the landlord's hand must hold it."""
     players = setup.players
     hands_text = options["hands"]
     if not isinstance(hands_text, (list, tuple)) or len(hands_text) != players:
         raise DealError(f"'hands' must be a list of {players} card strings, got {hands_text!r}")
-    if "kitty" not in options:
-        raise DealError(f"'hands' needs 'kitty' too (the {setup.kitty_size} kitty cards as text)")
+    if "kitty" not in options and landlord is None:
+        raise DealError(f"'hands' needs 'kitty' too when the bidding is played (up to the "
+                        f"{setup.kitty_size} kitty cards as text)")
     hands = [parse_option(setup, f"hands[{s}]", h) for s, h in enumerate(hands_text)]
-    kitty = parse_option(setup, "kitty", options["kitty"])
-    if size(kitty) != setup.kitty_size:
-        raise DealError(f"kitty has {size(kitty)} cards, not {setup.kitty_size}")
+    kitty = parse_option(setup, "kitty", options.get("kitty", ""))
+    if size(kitty) > setup.kitty_size:
+        raise DealError(f"kitty has {size(kitty)} cards; a deal's kitty has {setup.kitty_size}")
     for s, h in enumerate(hands):
-        want = setup.landlord_hand_size if s == landlord else setup.hand_size
-        if size(h) != want:
-            role = " (the landlord: its hand includes the kitty)" if s == landlord else ""
-            raise DealError(f"hands[{s}] has {size(h)} cards, not {want}{role}")
-    if landlord is not None:
+        most = setup.landlord_hand_size if s == landlord else setup.hand_size
+        if size(h) > most:
+            role = " (the landlord's, the kitty included)" if s == landlord else ""
+            raise DealError(f"hands[{s}] has {size(h)} cards; a deal gives at most {most}{role}")
+        if not h:
+            raise DealError(f"hands[{s}] is empty: a seat out of cards has won already")
+    groups = hands + [kitty]
+    names = [f"hands[{s}]" for s in range(players)] + ["kitty"]
+    if landlord is not None:  # the kitty is in the landlord's hand: count it there once
         if not contains(hands[landlord], kitty):
             raise DealError(
                 f"the landlord's hand {format_cards(hands[landlord])!r} must include the "
-                f"kitty {format_cards(kitty)!r}"
+                f"kitty {format_cards(kitty)!r} (leave 'kitty' out when the landlord has "
+                "played some of it)"
             )
         hands[landlord] -= kitty
-    total = [sum(col) for col in zip(*(counts(x) for x in hands + [kitty]))]
-    for r, n in enumerate(total):
-        if n != setup.copies[r]:
-            raise DealError(
-                f"rank {RANKS[r]} appears {n} times across hands and kitty; the deck has "
-                f"{setup.copies[r]}"
-            )
-    return hands, kitty
+    per_group = [counts(g) for g in hands + [kitty]]
+    for r, copies in enumerate(setup.copies):
+        named = sum(c[r] for c in per_group)
+        if named > copies:
+            where = [name for name, c in zip(names, [counts(g) for g in groups]) if c[r]]
+            raise DealError(f"card {RANKS[r]!r} is named {named} times ({', '.join(where)}); "
+                            f"the deck has {copies}")
+    out = setup.full_deck - sum(hands) - kitty
+    return hands, kitty, out

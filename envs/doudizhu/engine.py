@@ -43,13 +43,12 @@ Seats are fixed; *landlord* and *peasant* are roles decided by bidding.
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import asdict
 from typing import Any
 
 import numpy as np
 
-from ..core.checks import as_action, as_options
+from ..core.checks import as_action, reset_options
 from ..core.game import SIDES, GameDefaults, IllegalActionError
 from .bidding import CLASSIC, NOT_YET, NUM_BIDS, PASS_CODE, ROB_BID, Outcome, auction_for
 from . import laizi
@@ -64,6 +63,7 @@ from .deal import (
     encode,
     int_option,
     kitty_owner,
+    out_of_play,
     owners_of,
     random_deal,
     set_up_hands,
@@ -73,7 +73,7 @@ from .moves import MoveGenerator
 
 MAX_BOMBS = max_bombs(DoudizhuConfig().setup)
 """Most bombs and rockets in one deal of the three-player game."""
-_OPTION_KEYS = {"deal", "hands", "kitty", "first_bidder", "landlord", "bid", "wild"}
+_OPTION_KEYS = ("deal", "hands", "kitty", "first_bidder", "landlord", "bid", "wild")
 
 
 def role_name(state: DoudizhuState, seat: int) -> str:
@@ -93,6 +93,7 @@ class DoudizhuState:
         "terminal",
         "hands",
         "kitty",
+        "out",
         "owners",
         "first_bidder",
         "seed",
@@ -138,10 +139,12 @@ class DoudizhuState:
         players = setup.players
         kitty_seat = kitty_owner(setup)
         rank_of = setup.physical_rank
-        groups = [0] * (players + 1)
+        groups = [0] * (out_of_play(setup) + 1)
         for card, owner in enumerate(owners):
             groups[owner] += UNIT[rank_of[card]]
-        self.owners = owners
+        self.out = groups[out_of_play(setup)]
+        # a deal code says where every card is, with no word for "out of play"
+        self.owners = () if self.out else owners
         self._code: str | None = None
         self.hands = groups[:kitty_seat]
         self.kitty = groups[kitty_seat]
@@ -189,6 +192,7 @@ class DoudizhuState:
         new.terminal = self.terminal
         new.hands = self.hands[:]
         new.kitty = self.kitty
+        new.out = self.out
         new.owners = self.owners
         new.first_bidder = self.first_bidder
         new.seed = self.seed
@@ -227,7 +231,8 @@ class DoudizhuState:
         """Code of the current deal (hands, kitty, first bidder, redeal seed): the whole deal,
         for the operator; seats get it only in the ``result`` once the deal is over."""
         if not self.owners:
-            raise ValueError("a position rebuilt from a view has no deal code")
+            raise ValueError("this position has no deal code (rebuilt from a view, or set up "
+                             "with cards out of play)")
         if self._code is None:
             self._code = encode(self.game.setup, self.owners, self.first_bidder, self.seed)
         return self._code
@@ -490,22 +495,20 @@ class DoudizhuGame(GameDefaults):
         """A new deal. ``options`` (all optional):
 
         * ``{"deal": code}`` replays a deal code (hands, kitty, first bidder, redeal seed).
-        * ``{"hands": [h0, h1, h2], "kitty": k, "first_bidder": s}`` sets the deal (17, 17, 17
-          and 3 cards as text, together the whole deck; ``first_bidder`` drawn when absent).
-        * adding ``"landlord": s, "bid": b`` skips bidding; the landlord's hand then holds 20
-          cards, the kitty among them (with ``bidding="rob"`` the bid is 1, no rob).
+        * ``{"hands": [h0, h1, h2], "kitty": k, "first_bidder": s}`` sets the deal (cards as
+          text: at most 17 a hand and 3 in the kitty; ``first_bidder`` drawn when absent).
+        * adding ``"landlord": s, "bid": b`` skips bidding; the landlord's hand then holds at
+          most 20 cards, the kitty among them (with ``bidding="rob"`` the bid is 1, no rob);
+          ``kitty`` may then be left out (an endgame where the landlord has played some of it).
+
+        Cards named nowhere are out of play, as in Daifugo: an endgame names only the cards
+        left (``{"hands": ["33", "4", "5"], "landlord": 0, "bid": 1}``). They are in no one's
+        hand and in no observation's unseen cards, and such a position has no deal code. A seat
+        holding fewer cards than a deal gives it counts as having played once before the
+        position (for the spring and anti-spring). A hand may not be empty, nor a card be named
+        more often than the deck has it.
         """
-        options = as_options(options)
-        unknown = set(options) - _OPTION_KEYS
-        if unknown:
-            # Ignored, not refused: PettingZoo's api_test resets with a foreign option.
-            warnings.warn(
-                f"ignoring unknown reset options {sorted(unknown)}; Dou Dizhu knows "
-                f"{sorted(_OPTION_KEYS)}",
-                stacklevel=3,
-            )
-            for key in unknown:
-                del options[key]
+        options = reset_options(options, _OPTION_KEYS, "Dou Dizhu")
         if "deal" in options:
             if len(options) > 1:
                 extra = sorted(set(options) - {"deal"})
@@ -528,7 +531,7 @@ class DoudizhuGame(GameDefaults):
             landlord = int_option("landlord", landlord, 0, players - 1)
             top = NUM_BIDS if self.auction.style == CLASSIC else ROB_BID
             bid = int_option("bid", bid, 1, top)
-        hands, kitty = set_up_hands(self.setup, options, landlord)
+        hands, kitty, out = set_up_hands(self.setup, options, landlord)
         if "first_bidder" in options:
             first = int_option("first_bidder", options["first_bidder"], 0, players - 1)
         else:
@@ -536,7 +539,14 @@ class DoudizhuGame(GameDefaults):
         seed = int(rng.integers(0, SEED_LIMIT, dtype=np.uint64))
         if "wild" in options:
             seed = self._seed_with_wild(seed, options["wild"])
-        state = DoudizhuState(self, owners_of(self.setup, hands + [kitty]), first, seed)
+        state = DoudizhuState(self, owners_of(self.setup, hands + [kitty, out]), first, seed)
+        setup = self.setup
+        for seat, hand in enumerate(hands):
+            held, dealt = size(hand), setup.hand_size
+            if seat == landlord:
+                held, dealt = held + size(kitty), setup.landlord_hand_size
+            if held < dealt:  # it played before the position (no spring for it to suffer)
+                state.plays_made[seat] = 1
         if landlord is not None:
             state.bids[landlord] = bid
             state.high_bid = bid
@@ -733,6 +743,9 @@ class DoudizhuGame(GameDefaults):
         state.shown = view["shown_hand"] is not None
         state.wild = -1 if view["wild"] is None else RANKS.index(view["wild"])
         state.played = [setup.parse(p) for p in view["played"]]
+        # out of play: what the viewer can place nowhere (not its hand, played or unseen)
+        state.out = (setup.full_deck - hands[view["seat"]] - sum(state.played)
+                     - setup.parse(view["unseen"]))
         plays = [0] * players
         for seat, text in view["history"]:
             if text != cat.action_to_str(cat.PASS):
@@ -840,7 +853,7 @@ class DoudizhuGame(GameDefaults):
             "kitty": format_cards(state.kitty) if public_kitty else None,
             "cards_left": [size(h) for h in state.hands],
             "played": [format_cards(p) for p in state.played],
-            "unseen": format_cards(self.setup.full_deck - me - sum(state.played)),
+            "unseen": format_cards(self.setup.full_deck - state.out - me - sum(state.played)),
             "pile": cat.action_to_str(state.pile) if state.pile >= 0 else None,
             "pile_owner": state.pile_owner if state.pile >= 0 else None,
             "trick": [cat.action_to_str(a) if a >= 0 else None for a in state.trick],
@@ -865,7 +878,8 @@ class DoudizhuGame(GameDefaults):
     def render(self, state: DoudizhuState) -> str:
         """The whole table as text (every hand shown: this is the spectator's view)."""
         cat = self.catalog
-        head = f"Dou Dizhu [{state.phase.label}] deal {state.deal_code}"
+        head = (f"Dou Dizhu [{state.phase.label}] deal {state.deal_code}" if state.owners
+                else f"Dou Dizhu [{state.phase.label}] set-up position")
         if state.redeals:
             head += f" (redeal {state.redeals})"
         if state.wild >= 0:

@@ -197,7 +197,7 @@ class ObservationWriter:
             groups = [
                 hand.to_bytes(NUM_RANKS, "little"),
                 kitty,
-                (self._full_deck - hand - played[0] - played[1] - played[2]).to_bytes(
+                (self._full_deck - state.out - hand - played[0] - played[1] - played[2]).to_bytes(
                     NUM_RANKS, "little"),
                 played[first].to_bytes(NUM_RANKS, "little"),
                 played[second].to_bytes(NUM_RANKS, "little"),
@@ -212,7 +212,8 @@ class ObservationWriter:
                     size(hands[third]) / largest)
         else:
             groups = [hand.to_bytes(NUM_RANKS, "little"), kitty,
-                      (self._full_deck - hand - sum(played)).to_bytes(NUM_RANKS, "little")]
+                      (self._full_deck - state.out - hand - sum(played)).to_bytes(
+                          NUM_RANKS, "little")]
             groups += [played[s].to_bytes(NUM_RANKS, "little") for s in rel]
             groups.append(card_bytes[pile])
             groups += [card_bytes[trick[s]] for s in rel]

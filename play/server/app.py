@@ -674,9 +674,13 @@ def create_app(db: str | None = None, grace_s: float = DEFAULT_GRACE_S, **kwargs
 def serve(host: str = "127.0.0.1", port: int = 8000, db: str | None = None,
           grace_s: float = DEFAULT_GRACE_S, **kwargs) -> None:
     """Run the server (``climbrl serve``) until interrupted."""
+    run_app(create_app(db, grace_s, **kwargs), host, port)
+
+
+def run_app(app: Starlette, host: str, port: int) -> None:
+    """Serve ``app`` (:func:`create_app`'s) until interrupted."""
     import uvicorn
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
-    app = create_app(db, grace_s, **kwargs)
     uvicorn.run(app, host=host, port=port, access_log=False, ws_max_size=1 << 16,
                 log_level="info")

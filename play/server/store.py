@@ -108,11 +108,15 @@ class Store:
         self.path = Path(path) if path is not None else default_path()
         if str(self.path) != ":memory:":
             private_file(self.path)
-        self.db = sqlite3.connect(str(self.path), timeout=busy_timeout_s, isolation_level=None,
-                                  check_same_thread=False)
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA synchronous=NORMAL")
-        self.db.executescript(SCHEMA)
+        try:
+            self.db = sqlite3.connect(str(self.path), timeout=busy_timeout_s,
+                                      isolation_level=None, check_same_thread=False)
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=NORMAL")
+            self.db.executescript(SCHEMA)
+        except sqlite3.DatabaseError as err:  # a folder, another kind of file, no permission
+            raise ValueError(f"{str(self.path)!r} cannot be the rooms' SQLite file: {err}") \
+                from None
         columns = {row[1] for row in self.db.execute("PRAGMA table_info(rooms)")}
         if "touched" not in columns:  # a file written before rooms expired: last use = creation
             with self._write():

@@ -9,11 +9,19 @@
 - ``climbrl export runs/<run-name> --out cpus/NAME``: a CPU player for onnxruntime
   (:mod:`climbrl.training.export`);
 - ``climbrl serve [--host 127.0.0.1] [--port 8000] [--db PATH]``: the table server for the
-  browser page (:mod:`climbrl.play.server.app`).
+  browser page (:mod:`climbrl.play.server.app`);
+- ``climbrl --version``: prints ``climbrl X.Y.Z`` (``climbrl.__version__``, the installed
+  package's version).
 
-Exit status: 0 done; 2 a mistake in the command (a bad option, value, player or file: one
-line on stderr, :class:`climbrl.training.errors.UsageError`); 1 a failure while the work ran (one
-line); 130 on Ctrl-C and 143 on SIGTERM. ``CLIMBRL_DEBUG=1`` shows the traceback instead.
+Exit status, the same rule for every command: 0 done; 2 a mistake in the command, found
+before any work starts, with one line on stderr that names it
+(:class:`climbrl.training.errors.UsageError`): a bad option or value, an unknown player, or a
+file or folder given on the command line that is missing, unreadable or of another kind
+(``train --config`` / ``--resume``, ``export``'s checkpoint and ``--out``, a checkpoint or CPU
+folder as an ``eval`` or ``play`` player, ``serve --db``, ``bench --json``); 1 a failure while
+the work ran (one line); 130 on Ctrl-C and 143 on SIGTERM, after what was done is saved
+(``train`` writes its checkpoint and says so, ``eval`` keeps the deals played: the same
+command resumes either). ``CLIMBRL_DEBUG=1`` shows the traceback instead.
 """
 
 from __future__ import annotations
@@ -23,7 +31,7 @@ import os
 import sys
 import time
 
-from climbrl import envs
+from climbrl import __version__, envs
 from climbrl.training.errors import (
     RunError,
     Terminated,
@@ -102,6 +110,8 @@ def build_parser() -> argparse.ArgumentParser:
     from climbrl.training.evaluate import DEFAULT_DEALS, DEFAULT_WORKERS
 
     parser = OneLineParser(prog="climbrl", description="climbrl command line")
+    parser.add_argument("--version", action="version", version=f"climbrl {__version__}",
+                        help="print climbrl's version (climbrl X.Y.Z) and exit")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=OneLineParser)
     bench_parser = sub.add_parser(
         "bench", help="print environment speed figures",
@@ -202,7 +212,9 @@ def _add_train(sub) -> None:
         "--minutes, which is each invocation's budget). Values are YAML: --rules "
         "\"{lock: false}\", --state-layers \"[256, 256]\", --total-frames null.",
         epilog="The run stops at --minutes (this invocation), --total-frames (the whole run) "
-        "or Ctrl-C, and says which; it writes runs_dir/run_name/checkpoint.pt then.")
+        "or Ctrl-C / SIGTERM, and says which; it writes runs_dir/run_name/checkpoint.pt then "
+        "(exit status 0; 130 after Ctrl-C, 143 after SIGTERM, the checkpoint written all "
+        "the same). The run folder's .lock is there only while the trainer runs.")
     train.add_argument("--config", default=None,
                        help="YAML file of settings (configs/*.yaml)")
     docs = field_docs(Args)
@@ -277,13 +289,7 @@ def _main(argv=None) -> int:
     parser = build_parser()
     args, rest = parser.parse_known_args(argv)
     if args.command == "bench":
-        if args.compare:
-            from climbrl.benchmarks.compare import main as bench
-        else:
-            from climbrl.benchmarks.envs import main as bench
-
-        bench(rest)
-        return 0
+        return _bench(args.compare, rest)
     if args.command == "train":
         with user_input():
             overrides = _train_overrides(args, rest)
@@ -297,11 +303,41 @@ def _main(argv=None) -> int:
     if getattr(args, "func", None) is not None:
         return args.func(args)
     if args.command == "export":
-        from climbrl.training.export import export
-
-        print(f"wrote {export(args.checkpoint, args.out)}")
-        return 0
+        return _export(args.checkpoint, args.out)
     return _play(args)
+
+
+def _bench(compare: bool, rest: list[str]) -> int:
+    """``climbrl bench [--compare]``: every option (``--json FILE`` included) is checked
+    before the first measurement, a mistake in one line."""
+    if compare:
+        from climbrl.benchmarks import compare as bench
+    else:
+        from climbrl.benchmarks import envs as bench
+
+    prog = "climbrl bench --compare" if compare else "climbrl bench"
+    with user_input():
+        options = bench.parse_args(rest, prog=prog, parser_class=OneLineParser)
+    if compare:
+        bench.run(options, rest)
+    else:
+        bench.run(options)
+    return 0
+
+
+def _export(checkpoint: str, out: str) -> int:
+    """``climbrl export``: a missing, damaged or foreign checkpoint, or an ``--out`` that cannot
+    be made, is the user's mistake (status 2), found before anything is written."""
+    from pathlib import Path
+
+    from climbrl.training.export import export, read_checkpoint
+
+    with user_input():
+        data = read_checkpoint(checkpoint)
+    with user_input(f"--out {out!r}"):
+        Path(out).mkdir(parents=True, exist_ok=True)
+    print(f"wrote {export(checkpoint, out, data)}")
+    return 0
 
 
 def _train(config: str | None, overrides: dict) -> int:
@@ -326,6 +362,8 @@ def _train(config: str | None, overrides: dict) -> int:
     if summary["evaluations"]:
         last = summary["evaluations"][-1]
         print(f"last evaluation: {last['text']}")
+    if summary["interrupted"]:  # saved, and said so: the status still tells a script why
+        return EXIT_TERMINATED if summary["signal"] == "SIGTERM" else EXIT_INTERRUPTED
     return 0
 
 
@@ -381,14 +419,16 @@ def _eval(args) -> int:
 
 def _serve(args) -> int:
     try:
-        from climbrl.play.server.app import serve
+        from climbrl.play.server.app import create_app, run_app
     except ModuleNotFoundError as err:
         print(f"climbrl serve needs the serve extra (missing {err.name}): pip install 'climbrl[serve]'",
               file=sys.stderr)
         return 2
-    serve(args.host, args.port, args.db, args.grace, think_s=args.think, workers=args.workers,
-          rate=args.rate, burst=max(int(2 * args.rate), 1), cpu_backend=args.cpu_backend,
-          room_days=args.room_days)
+    with user_input("--db"):  # the rooms' file opened before the server listens
+        app = create_app(args.db, args.grace, think_s=args.think, workers=args.workers,
+                         rate=args.rate, burst=max(int(2 * args.rate), 1),
+                         cpu_backend=args.cpu_backend, room_days=args.room_days)
+    run_app(app, args.host, args.port)
     return 0
 
 
