@@ -10,6 +10,7 @@ threads (:mod:`.cpu`).
 from __future__ import annotations
 
 import asyncio
+import inspect
 import json
 import logging
 import re
@@ -25,7 +26,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from . import protocol
-from .cpu import DEFAULT_THINK_S, CpuPool
+from .cpu import DEFAULT_MAX_WAIT_S, DEFAULT_THINK_S, CpuPool
 from .events import Event
 from .protocol import ProtocolError, error
 from .redact import frame
@@ -84,7 +85,8 @@ class TableServer:
     def __init__(self, db: str | None = None, grace_s: float = DEFAULT_GRACE_S,
                  think_s: float = DEFAULT_THINK_S, workers: int = 2,
                  rate: float = protocol.RATE_PER_S, burst: int = protocol.BURST,
-                 cpu_backend: str = "process", room_days: float = DEFAULT_ROOM_DAYS):
+                 cpu_backend: str = "process", room_days: float = DEFAULT_ROOM_DAYS,
+                 cpu_wait_s: float = DEFAULT_MAX_WAIT_S):
         if not room_days >= 0:
             raise ValueError(f"room_days must be 0 (keep every room) or more, got {room_days!r}")
         self.store = Store(db)
@@ -92,7 +94,7 @@ class TableServer:
         self.grace_s = grace_s
         self.rate = rate
         self.burst = burst
-        self.pool = CpuPool(workers, think_s, cpu_backend)
+        self.pool = CpuPool(workers, think_s, cpu_backend, cpu_wait_s)
         self.rooms: dict[str, Room] = {}
         self.conns: dict[str, set[Connection]] = {}
         self.cpu_tasks: dict[str, asyncio.Task] = {}
@@ -202,7 +204,9 @@ class TableServer:
                         await ws.close(POLICY_CLOSE)
                         break
                     continue
-                self.handle(conn, raw)
+                pending = self.handle(conn, raw)
+                if pending is not None:  # this connection's next message waits for it
+                    await pending
         except WebSocketDisconnect:
             pass
         finally:
@@ -223,14 +227,26 @@ class TableServer:
         except Exception:  # noqa: BLE001 - a dead socket; the reader ends the connection
             pass
 
-    def handle(self, conn: Connection, raw: str | bytes) -> None:
+    def handle(self, conn: Connection, raw: str | bytes):
+        """Answer one message; returns what to await when its work goes off the event loop
+        (a ``create`` building its engine), else None."""
         re_id = None
         try:
             msg = protocol.parse(raw)
             re_id = msg.get("id")
-            getattr(self, f"on_{msg['type']}")(conn, msg)
+            result = getattr(self, f"on_{msg['type']}")(conn, msg)
         except ProtocolError as err:
             conn.send(error(err.code, str(err), err.re))
+        except RoomError as err:
+            conn.send(error(err.code, str(err), re_id))
+        else:
+            if inspect.isawaitable(result):
+                return self._finish(conn, result, re_id)
+        return None
+
+    async def _finish(self, conn: Connection, work, re_id) -> None:
+        try:
+            await work
         except RoomError as err:
             conn.send(error(err.code, str(err), re_id))
 
@@ -239,8 +255,14 @@ class TableServer:
     def on_ping(self, conn, msg) -> None:
         conn.send(_reply({"type": "pong"}, msg))
 
-    def on_create(self, conn, msg) -> None:
+    async def on_create(self, conn, msg) -> None:
         settings = check_settings(msg)
+        if settings["mode"] == "cpu" or settings["fill"]:
+            self._admit_cpus()
+        # the first room of a variant builds its engine (a second for some): in a thread, so
+        # the other rooms keep moving
+        await asyncio.to_thread(TABLE_GAMES[settings["game"]].build_engine, settings["players"],
+                                settings["rounds"], settings["rules"])
         room_id = new_room_id()
         seed = secrets.randbits(SEED_BITS)
         token = new_token()
@@ -286,6 +308,7 @@ class TableServer:
         level = msg.get("level") or room.settings["level"]
         if level not in LEVELS:
             raise RoomError("bad_message", f"level must be one of {list(LEVELS)}, got {level!r}")
+        self._admit_cpus()
         self._execute(room, {"op": "fill", "level": level}, origin=(conn, msg))
 
     def on_move(self, conn, msg) -> None:
@@ -442,6 +465,13 @@ class TableServer:
         conn.send(_reply(frame(room, conn.seats, conn.revealed, []), msg))
         self.schedule_cpu(room)
 
+    def _admit_cpus(self) -> None:
+        """Refuse new CPU seats while a CPU move would wait for a worker past ``cpu_wait_s``:
+        the tables already playing keep their CPUs' pace and level."""
+        if self.pool.busy():
+            raise RoomError("busy", f"the computer players are busy (a CPU move waits about "
+                                    f"{self.pool.wait_s():.0f} s now); try again in a minute")
+
     def _held(self, room: Room, seat: int) -> bool:
         return any(seat in c.seats for c in self.conns.get(room.id, ()))
 
@@ -560,7 +590,8 @@ def create_app(db: str | None = None, grace_s: float = DEFAULT_GRACE_S, **kwargs
         return FileResponse(STATIC / "index.html")
 
     async def health(request):
-        return JSONResponse({"ok": True, "rooms": len(server.rooms), "ready": server.ready})
+        return JSONResponse({"ok": True, "rooms": len(server.rooms), "ready": server.ready,
+                             "cpu": server.pool.stats()})
 
     from contextlib import asynccontextmanager
 
