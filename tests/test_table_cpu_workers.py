@@ -243,3 +243,17 @@ def test_building_an_engine_does_not_freeze_the_server(tmp_path):
             pass
         built = time.monotonic() - started
     assert answered < 0.2 < built
+
+
+@pytest.mark.parametrize("option, value", [("--cpu-wait", "-1"), ("--think", "0"), ("--workers", "0"),
+                                           ("--cpu-wait", "soon")])
+def test_a_bad_cpu_option_of_serve_is_one_line(capsys, option, value):
+    """The CPU options of ``climbrl serve`` refuse a value out of range naming the option
+    (``--workers 0`` quietly ran one worker)."""
+    from climbrl.cli import main as cli
+
+    with pytest.raises(SystemExit) as stop:
+        cli(["serve", option, value])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and option in err and repr(value) in err
