@@ -7,6 +7,8 @@ building an engine does not freeze the server."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import dataclasses
 import logging
 import os
 import re
@@ -20,7 +22,7 @@ import cpu_fakes
 from table_helpers import make_app
 from climbrl.play.server import cpu
 from climbrl.play.server.doudizhu import shared_engine
-from climbrl.play.server.rooms import Room, check_settings, new_token
+from climbrl.play.server.rooms import TABLE_GAMES, Room, check_settings, new_token
 
 RANDOM_MOVE = "random move"
 """what the server logs when a CPU's move is played at random"""
@@ -141,6 +143,41 @@ def test_new_cpu_rooms_are_refused_while_the_workers_are_behind(tmp_path, monkey
         while (msg := ws.receive_json()).get("re") != "local":
             pass
         assert msg["type"] == "joined"
+
+
+def test_rooms_opened_at_once_are_refused_past_the_cpu_wait(tmp_path, monkeypatch):
+    """Twelve connections create hard CPU rooms at the same moment (as the load benchmark
+    does): the wait is counted from the rooms already made, not from the queue before their
+    CPUs have asked, so some are refused (all twelve were admitted)."""
+    real = cpu.think
+
+    def slow(job):
+        time.sleep(0.3)
+        return real(job)
+
+    monkeypatch.setattr(cpu, "think", slow)
+    daifugo = TABLE_GAMES["daifugo"]
+
+    def slow_build(*args):  # the creates overlap while their engines are looked up
+        time.sleep(0.2)
+        return daifugo.build_engine(*args)
+
+    monkeypatch.setitem(TABLE_GAMES, "daifugo", dataclasses.replace(daifugo, build_engine=slow_build))
+    app = make_app(tmp_path, workers=1, cpu_wait_s=0.5)
+    with TestClient(app) as tc, contextlib.ExitStack() as stack:
+        sockets = [stack.enter_context(tc.websocket_connect("/ws")) for _ in range(12)]
+        for ws in sockets:
+            ws.receive_json()  # hello
+        for ws in sockets:
+            ws.send_json({"type": "create", "id": 1, "game": "daifugo", "mode": "cpu", "level": "hard",
+                          "pace_ms": 0})
+        answers = []
+        for ws in sockets:
+            while (msg := ws.receive_json()).get("re") != 1 or msg["type"] == "state":
+                pass
+            answers.append(msg["type"] if msg["type"] != "error" else msg["code"])
+        assert "busy" in answers and "joined" in answers
+        assert len(app.state.server.rooms) == answers.count("joined")
 
 
 def test_cached_players_stay_few_as_rooms_come_and_go(monkeypatch):

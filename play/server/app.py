@@ -257,12 +257,12 @@ class TableServer:
 
     async def on_create(self, conn, msg) -> None:
         settings = check_settings(msg)
-        if settings["mode"] == "cpu" or settings["fill"]:
-            self._admit_cpus()
         # the first room of a variant builds its engine (a second for some): in a thread, so
         # the other rooms keep moving
         await asyncio.to_thread(TABLE_GAMES[settings["game"]].build_engine, settings["players"],
                                 settings["rounds"], settings["rules"])
+        if settings["mode"] == "cpu" or settings["fill"]:
+            self._admit_cpus()  # after the wait, as the room is made
         room_id = new_room_id()
         seed = secrets.randbits(SEED_BITS)
         token = new_token()
@@ -466,11 +466,14 @@ class TableServer:
         self.schedule_cpu(room)
 
     def _admit_cpus(self) -> None:
-        """Refuse new CPU seats while a CPU move would wait for a worker past ``cpu_wait_s``:
-        the tables already playing keep their CPUs' pace and level."""
-        if self.pool.busy():
+        """Refuse new CPU seats while a CPU move would wait for a worker past ``cpu_wait_s``
+        behind the CPUs to move now in every room (those of rooms just made included, before
+        they ask): the tables already playing keep their CPUs' pace and level."""
+        levels = [who[1] for room_id in self.cpu_tasks
+                  if (room := self.rooms.get(room_id)) is not None and (who := room.cpu_to_move())]
+        if self.pool.busy(levels):
             raise RoomError("busy", f"the computer players are busy (a CPU move waits about "
-                                    f"{self.pool.wait_s():.0f} s now); try again in a minute")
+                                    f"{self.pool.wait_s(levels):.0f} s now); try again in a minute")
 
     def _held(self, room: Room, seat: int) -> bool:
         return any(seat in c.seats for c in self.conns.get(room.id, ()))

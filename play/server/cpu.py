@@ -171,13 +171,14 @@ class CpuPool:
         self.warm_up()
         return self.procs if self.procs is not None else self.threads
 
-    def wait_s(self) -> float:
-        """The seconds a new CPU move can expect to wait for a worker."""
-        return self.load.wait_s(self.runner.queued(), self.workers)
+    def wait_s(self, ahead: list[str] | None = None) -> float:
+        """The seconds a new CPU move can expect to wait for a worker behind decisions of the
+        levels ``ahead`` (default: those queued now)."""
+        return self.load.wait_s(self.runner.queued() if ahead is None else ahead, self.workers)
 
-    def busy(self) -> bool:
+    def busy(self, ahead: list[str] | None = None) -> bool:
         """A new CPU move would wait past ``max_wait_s``: time to refuse new CPU rooms."""
-        return bool(self.max_wait_s) and self.wait_s() > self.max_wait_s
+        return bool(self.max_wait_s) and self.wait_s(ahead) > self.max_wait_s
 
     def worker_pids(self) -> list[int | None]:
         """The worker processes' ids (None: one waiting to start again)."""
