@@ -39,10 +39,9 @@ import logging
 import os
 import signal
 import threading
-import time
 from collections import OrderedDict, deque
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from multiprocessing import get_context
 from typing import Any, NamedTuple
 
