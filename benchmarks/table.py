@@ -9,7 +9,12 @@ room) plays a random legal move the moment it is its turn. It prints
   * p50 / p99 / max latency of people's moves: from the move sent to the ``state`` that
     answers it (the server's reply carries the move's id);
   * the server's resident memory (peak, sampled every 0.5 s), errors received, rooms that did
-    not finish, and the rooms the server holds at the end.
+    not finish, and the rooms the server holds at the end;
+  * the CPU worker processes' memory when the rooms open and at the end, the CPU decisions
+    and the share played at random because they ran out of time (or failed), and the rooms
+    refused because the CPUs were busy (``/healthz``'s ``cpu``).
+
+``--timeout 60`` stops a run after a minute (the rooms still playing count as unfinished).
 
 Games: ``--games daifugo,president,doudizhu`` are dealt to the rooms in turn (Daifugo 4
 players, President 4, Dou Dizhu; 3 rounds or deals a match).
@@ -89,6 +94,16 @@ def rss_mb(pid: int) -> float:
     return total
 
 
+def workers_rss_mb(pid: int) -> float:
+    """Resident memory of the server's CPU worker processes alone, MB."""
+    return sum(rss_mb(child) for child in children(pid))
+
+
+def health(port: int) -> dict:
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=5) as r:
+        return json.loads(r.read())
+
+
 def children(pid: int) -> list[int]:
     out = []
     try:
@@ -108,6 +123,7 @@ class Stats:
         self.errors: list[str] = []
         self.finished = 0
         self.last_v: dict[str, int] = {}
+        self.refused = 0
 
 
 async def bot(url: str, game: str, level: str, matches: int, seed: int, stats: Stats) -> None:
@@ -126,6 +142,9 @@ async def bot(url: str, game: str, level: str, matches: int, seed: int, stats: S
         while True:
             msg = json.loads(await ws.recv())
             kind = msg.get("type")
+            if kind == "error" and msg.get("code") == "busy" and room is None:
+                stats.refused += 1  # the CPUs are busy: no room
+                return
             if kind == "error":
                 stats.errors.append(f"{msg.get('code')}: {msg.get('message')}")
                 continue
@@ -174,16 +193,21 @@ async def run(args) -> dict:
     games = args.games.split(",")
     peak = [rss_mb(proc.pid)]
     idle_rss = peak[0]
+    workers_start = workers_rss_mb(proc.pid)
+
+    workers_warm = [float("nan")]
 
     async def sample() -> None:
         while True:
             peak[0] = max(peak[0], rss_mb(proc.pid))
+            if workers_warm[0] != workers_warm[0] and time.perf_counter() - start >= WARM_S:
+                workers_warm[0] = workers_rss_mb(proc.pid)
             await asyncio.sleep(0.5)
 
-    sampler = asyncio.create_task(sample())
     server_cpu0 = cpu_seconds(proc.pid)
     client_cpu0 = time.process_time()
     start = time.perf_counter()
+    sampler = asyncio.create_task(sample())
     tasks = [asyncio.create_task(bot(url, games[i % len(games)], args.level, args.matches, i, stats))
              for i in range(args.rooms)]
     done, pending = await asyncio.wait(tasks, timeout=args.timeout)
@@ -196,8 +220,9 @@ async def run(args) -> dict:
     sampler.cancel()
     server_cpu = sum(cpu_seconds(p) for p in [proc.pid, *children(proc.pid)]) - server_cpu0
     client_cpu = time.process_time() - client_cpu0
-    with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=5) as r:
-        held = json.loads(r.read())["rooms"]
+    end = health(port)
+    held = end["rooms"]
+    workers_end = workers_rss_mb(proc.pid)
     proc.terminate()
     proc.wait(10)
     slow = sorted(zip(stats.latencies, stats.sent_at), reverse=True)[:8]
@@ -219,6 +244,9 @@ async def run(args) -> dict:
         "error_count": len(stats.errors), "unfinished_rooms": args.rooms - stats.finished,
         "rooms_held": held, "server_cpu_s": server_cpu, "client_cpu_s": client_cpu,
         "load_average": os.getloadavg(), "slowest_ms_at_s": slowest,
+        "workers_rss_start_mb": workers_start, "workers_rss_warm_mb": workers_warm[0],
+        "workers_rss_end_mb": workers_end,
+        "cpu": end.get("cpu", {}), "refused_rooms": stats.refused,
     }
 
 
@@ -228,7 +256,7 @@ def main(argv=None) -> None:
     p.add_argument("--matches", type=int, default=1, help="whole matches per room")
     p.add_argument("--games", default="daifugo,president,doudizhu")
     p.add_argument("--level", default="medium")
-    p.add_argument("--workers", type=int, default=2, help="the server's CPU worker threads")
+    p.add_argument("--workers", type=int, default=2, help="the server's CPU worker processes")
     p.add_argument("--timeout", type=float, default=900.0)
     p.add_argument("--json", action="store_true", help="print the figures as JSON too")
     args = p.parse_args(argv)
@@ -247,7 +275,15 @@ def main(argv=None) -> None:
     print(f"  CPU time         server {r['server_cpu_s']:.1f} s, bots {r['client_cpu_s']:.1f} s "
           f"(machine load average {r['load_average'][0]:.1f}, shared with other work)")
     print(f"  errors           {r['error_count']} {r['errors'][:3]}")
-    print(f"  rooms unfinished {r['unfinished_rooms']}; rooms held by the server {r['rooms_held']}")
+    print(f"  rooms unfinished {r['unfinished_rooms']} (refused, the CPUs busy: {r['refused_rooms']}); "
+          f"rooms held by the server {r['rooms_held']}")
+    cpu = r["cpu"]
+    if cpu:
+        late = cpu["timed_out"] / max(1, cpu["decisions"])
+        print(f"  CPU decisions    {cpu['decisions']}: {cpu['timed_out']} ({late:.1%}) played at random "
+              f"for lack of time, {cpu['failed']} failed; worker restarts {cpu['restarts']}")
+    print(f"  worker RSS       {r['workers_rss_start_mb']:.0f} MB when the rooms open, "
+          f"{r['workers_rss_warm_mb']:.0f} MB {WARM_S:.0f} s later, {r['workers_rss_end_mb']:.0f} MB at the end")
     if args.json:
         print(json.dumps(r))
 

@@ -29,7 +29,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from . import protocol
-from .cpu import DEFAULT_THINK_S, CpuPool
+from .cpu import DEFAULT_MAX_WAIT_S, DEFAULT_THINK_S, CpuPool
 from .events import Event
 from .protocol import ProtocolError, error
 from .redact import frame
@@ -91,7 +91,8 @@ class TableServer:
                  think_s: float = DEFAULT_THINK_S, workers: int = 2,
                  rate: float = protocol.RATE_PER_S, burst: int = protocol.BURST,
                  cpu_backend: str = "process", room_days: float = DEFAULT_ROOM_DAYS,
-                 busy_timeout_s: float = BUSY_TIMEOUT_S):
+                 busy_timeout_s: float = BUSY_TIMEOUT_S,
+                 cpu_wait_s: float = DEFAULT_MAX_WAIT_S):
         if not room_days >= 0:
             raise ValueError(f"room_days must be 0 (keep every room) or more, got {room_days!r}")
         self.store = Store(db, busy_timeout_s)
@@ -100,7 +101,7 @@ class TableServer:
         self.grace_s = grace_s
         self.rate = rate
         self.burst = burst
-        self.pool = CpuPool(workers, think_s, cpu_backend)
+        self.pool = CpuPool(workers, think_s, cpu_backend, cpu_wait_s)
         self.rooms: dict[str, Room] = {}
         self.conns: dict[str, set[Connection]] = {}
         self.cpu_tasks: dict[str, asyncio.Task] = {}
@@ -289,6 +290,12 @@ class TableServer:
 
     async def on_create(self, conn, msg) -> None:
         settings = check_settings(msg)
+        # the first room of a variant builds its engine (a second for some): in a thread, so
+        # the other rooms keep moving
+        await asyncio.to_thread(TABLE_GAMES[settings["game"]].build_engine, settings["players"],
+                                settings["rounds"], settings["rules"])
+        if settings["mode"] == "cpu" or settings["fill"]:
+            self._admit_cpus()  # after the wait, as the room is made
         room_id = new_room_id()
         seed = secrets.randbits(SEED_BITS)
         token = new_token()
@@ -334,6 +341,7 @@ class TableServer:
         level = msg.get("level") or room.settings["level"]
         if level not in LEVELS:
             raise RoomError("bad_message", f"level must be one of {list(LEVELS)}, got {level!r}")
+        self._admit_cpus()
         await self._execute(room, {"op": "fill", "level": level}, origin=(conn, msg))
 
     async def on_move(self, conn, msg) -> None:
@@ -496,6 +504,16 @@ class TableServer:
         conn.send(_reply(frame(room, conn.seats, conn.revealed, []), msg))
         self.schedule_cpu(room)
 
+    def _admit_cpus(self) -> None:
+        """Refuse new CPU seats while a CPU move would wait for a worker past ``cpu_wait_s``
+        behind the CPUs to move now in every room (those of rooms just made included, before
+        they ask): the tables already playing keep their CPUs' pace and level."""
+        levels = [who[1] for room_id in self.cpu_tasks
+                  if (room := self.rooms.get(room_id)) is not None and (who := room.cpu_to_move())]
+        if self.pool.busy(levels):
+            raise RoomError("busy", f"the computer players are busy (a CPU move waits about "
+                                    f"{self.pool.wait_s(levels):.0f} s now); try again in a minute")
+
     def _held(self, room: Room, seat: int) -> bool:
         return any(seat in c.seats for c in self.conns.get(room.id, ()))
 
@@ -647,7 +665,8 @@ def create_app(db: str | None = None, grace_s: float = DEFAULT_GRACE_S, **kwargs
         return FileResponse(STATIC / "index.html")
 
     async def health(request):
-        return JSONResponse({"ok": True, "rooms": len(server.rooms), "ready": server.ready})
+        return JSONResponse({"ok": True, "rooms": len(server.rooms), "ready": server.ready,
+                             "cpu": server.pool.stats()})
 
     from contextlib import asynccontextmanager
 

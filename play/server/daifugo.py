@@ -107,6 +107,7 @@ def _table_game(game: str):
                                                                     seed),
         check_rule_value=_rule_value_ok, prepare=lambda: _prepare(game),
         engine=lambda rules: engine_for(Rules.from_dict(rules)),
+        build_engine=lambda players, rounds, rules: engine_for(make_rules(game, players, rounds, rules)),
     )
 
 

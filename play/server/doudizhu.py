@@ -518,6 +518,7 @@ def _table_game():
         check_rule_value=lambda key, value: isinstance(value, bool),
         counter=False, deals=True, move_cards=True, prepare=shared_engine,
         engine=lambda rules: shared_engine(DoudizhuConfig(**rules)),
+        build_engine=lambda players, rounds, rules: shared_engine(make_config(players, rules)),
     )
 
 

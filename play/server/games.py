@@ -40,6 +40,9 @@ class TableGame:
     """the engine of a table's ``rules_dict()`` (what a CPU worker process rebuilds)"""
     prepare: Callable[[], None] | None = None
     """build the engines of the lobby's usual tables ahead of the first room"""
+    build_engine: Callable[[int, int, dict[str, Any]], Any] = lambda players, rounds, rules: None
+    """``(players, rounds, rules)``: build (or find built) the engine of a new room's table,
+    which the server does in a thread before making the room"""
 
 
 def table_games() -> dict[str, TableGame]:

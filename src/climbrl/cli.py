@@ -87,6 +87,29 @@ def _room_days(text: str) -> float:
     return days
 
 
+def _seconds(text: str, least: float = 0.0, none: str = "") -> float:
+    """``text`` as seconds, ``least`` or more (more than ``least`` unless ``none`` says what
+    ``least`` itself means)."""
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = float("nan")
+    if not (seconds >= least if none else seconds > least):  # NaN too
+        bound = f"{least:g} or more ({least:g} {none})" if none else f"more than {least:g}"
+        raise argparse.ArgumentTypeError(f"seconds, {bound}, got {text!r}")
+    return seconds
+
+
+def _worker_count(text: str) -> int:
+    try:
+        count = int(text)
+    except ValueError:
+        count = 0
+    if count < 1:
+        raise argparse.ArgumentTypeError(f"a number of worker processes, 1 or more, got {text!r}")
+    return count
+
+
 def _rule(text: str) -> tuple[str, object]:
     from climbrl.policies.registry import knob_value
 
@@ -180,10 +203,14 @@ def build_parser() -> argparse.ArgumentParser:
                     help="SQLite file of the rooms (default $XDG_DATA_HOME/climbrl/tables.db)")
     sv.add_argument("--grace", type=float, default=30.0,
                     help="seconds a disconnected person keeps a seat before a CPU plays it")
-    sv.add_argument("--think", type=float, default=5.0, help="most seconds a CPU may think")
-    sv.add_argument("--workers", type=int, default=2, help="CPU worker processes")
+    sv.add_argument("--think", type=_seconds, default=5.0,
+                    help="most seconds a CPU may think (from the moment a worker starts its decision)")
+    sv.add_argument("--workers", type=_worker_count, default=2, help="CPU worker processes")
     sv.add_argument("--cpu-backend", choices=("process", "thread"), default="process",
                     help="where CPUs think: worker processes (default) or threads")
+    sv.add_argument("--cpu-wait", type=lambda text: _seconds(text, 0.0, "never refuses"), default=5.0,
+                    help="new rooms with CPUs are refused while a CPU move would wait longer than "
+                         "this for a worker; 0 never refuses")
     sv.add_argument("--rate", type=float, default=20.0, help="messages per second per connection")
     sv.add_argument("--room-days", type=_room_days, default=7.0,
                     help="days a room nobody uses (no move, nobody joining) is kept before it is "
@@ -427,7 +454,8 @@ def _serve(args) -> int:
     with user_input("--db"):  # the rooms' file opened before the server listens
         app = create_app(args.db, args.grace, think_s=args.think, workers=args.workers,
                          rate=args.rate, burst=max(int(2 * args.rate), 1),
-                         cpu_backend=args.cpu_backend, room_days=args.room_days)
+                         cpu_backend=args.cpu_backend, room_days=args.room_days,
+                         cpu_wait_s=args.cpu_wait)
     run_app(app, args.host, args.port)
     return 0
 
