@@ -192,7 +192,9 @@ def test_cached_players_stay_few_as_rooms_come_and_go(monkeypatch):
             for seed in range(40):
                 room = make_room(seed)
                 await pool.decide(room, room.turn, "easy")
-            shared = len(cpu._players)
+            # one player for the 40 rooms (per thread: a decision abandoned on a loaded
+            # machine leaves its thread to another, which keeps a player of its own)
+            shared = len({key[1:] for key in cpu._players})
             monkeypatch.setattr(cpu, "MAX_PLAYERS", 2)
             for players in (3, 5, 6):
                 room = make_room(1, "president", players)
