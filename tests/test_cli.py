@@ -258,3 +258,29 @@ def test_an_interrupt_is_status_130_or_143_in_every_command(capsys, monkeypatch,
     assert line.startswith("climbrl: " + ("stopped by SIGTERM" if status == 143
                                           else "interrupted")), line
 
+
+
+@pytest.mark.parametrize("port", ["99999", "0", "-1", "http"])
+def test_a_port_outside_the_tcp_range_is_one_line(capsys, port):
+    # regression: `climbrl serve --port 99999` printed http://127.0.0.1:99999 and listened on
+    # another port
+    assert _status(["serve", "--port", port]) == 2
+    line = one_error_line(capsys)
+    assert "a TCP port, 1 to 65535" in line and repr(port) in line, line
+
+
+def test_a_busy_port_is_one_line_before_the_server_starts(capsys, monkeypatch, tmp_path):
+    import socket
+
+    pytest.importorskip("uvicorn")
+    from climbrl.play.server import app
+
+    monkeypatch.setattr(app, "run_app", lambda *a, **k: pytest.fail("the server started"))
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert _status(["serve", "--port", str(port), "--db", str(tmp_path / "t.db")]) == 2
+    line = one_error_line(capsys)
+    assert f"cannot listen on 127.0.0.1:{port}" in line, line
+    assert not (tmp_path / "t.db").exists()  # refused before the rooms file is made

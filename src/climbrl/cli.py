@@ -110,6 +110,39 @@ def _worker_count(text: str) -> int:
     return count
 
 
+PORTS = range(1, 65536)
+"""the TCP ports a server may listen on"""
+
+
+def _port(text: str) -> int:
+    try:
+        port = int(text)
+    except ValueError:
+        port = 0
+    if port not in PORTS:
+        raise argparse.ArgumentTypeError(
+            f"a TCP port, {PORTS.start} to {PORTS.stop - 1}, got {text!r}")
+    return port
+
+
+def _check_listen(host: str, port: int) -> None:
+    """Refuse, as a mistake in the command, a host and port this machine cannot listen on (a
+    port in use, an address not of this machine), before anything starts."""
+    import socket
+
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as err:
+        raise UsageError(f"--host {host}: {err.strerror or err}") from None
+    family, kind, proto, _, address = infos[0]
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the server does
+        try:
+            probe.bind(address)
+        except OSError as err:
+            raise UsageError(f"cannot listen on {host}:{port}: {err.strerror or err}") from None
+
+
 def _rule(text: str) -> tuple[str, object]:
     from climbrl.policies.registry import knob_value
 
@@ -198,7 +231,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     sv = sub.add_parser("serve", help="the table server: play in a browser (docs/protocol.md)")
     sv.add_argument("--host", default="127.0.0.1")
-    sv.add_argument("--port", type=int, default=8000)
+    sv.add_argument("--port", type=_port, default=8000, help="TCP port, 1 to 65535")
     sv.add_argument("--db", default=None,
                     help="SQLite file of the rooms (default $XDG_DATA_HOME/climbrl/tables.db)")
     sv.add_argument("--grace", type=float, default=30.0,
@@ -451,6 +484,7 @@ def _serve(args) -> int:
         print(f"climbrl serve needs the serve extra (missing {err.name}): pip install 'climbrl[serve]'",
               file=sys.stderr)
         return 2
+    _check_listen(args.host, args.port)
     with user_input("--db"):  # the rooms' file opened before the server listens
         app = create_app(args.db, args.grace, think_s=args.think, workers=args.workers,
                          rate=args.rate, burst=max(int(2 * args.rate), 1),
