@@ -41,6 +41,8 @@ log = logging.getLogger("climbrl.table")
 STATIC = Path(__file__).resolve().parent.parent / "page"
 """the page's files (HTML, CSS, JavaScript), served under /static"""
 ROOM_ID = re.compile(r"^[A-Za-z0-9_-]{16,64}$")
+TOKEN = re.compile(r"^[A-Za-z0-9_-]{16,64}$")
+"""what a seat's token looks like (:func:`.rooms.new_token`); anything else holds no seat"""
 DEFAULT_GRACE_S = 30.0
 DEFAULT_ROOM_DAYS = 7.0
 """days a room nobody uses (no move, nobody joining or leaving) is kept; 0 keeps every room"""
@@ -105,6 +107,7 @@ class TableServer:
         self.conns: dict[str, set[Connection]] = {}
         self.cpu_tasks: dict[str, asyncio.Task] = {}
         self.grace_tasks: dict[tuple[str, int], asyncio.Task] = {}
+        self.hint_tasks: set[asyncio.Task] = set()
         self.locks: dict[str, asyncio.Lock] = {}
         self.restored = 0
         self.set_aside = 0
@@ -193,7 +196,7 @@ class TableServer:
         expiry = getattr(self, "_expiry", None)
         if expiry is not None:
             expiry.cancel()
-        for task in list(self.cpu_tasks.values()) + list(self.grace_tasks.values()):
+        for task in [*self.cpu_tasks.values(), *self.grace_tasks.values(), *self.hint_tasks]:
             task.cancel()
         self.pool.close()
         self.writer.close()
@@ -309,7 +312,7 @@ class TableServer:
             raise RoomError("no_room", "there is no such room")
         token = msg.get("token")
         if token is not None:
-            seats = room.seats_of(token)
+            seats = room.seats_of(token) if TOKEN.match(token) else []
             if not seats:
                 raise RoomError("bad_token", "that token holds no seat in this room")
             self._attach(conn, room, seats, token, msg, creator=0 in seats)
@@ -360,21 +363,27 @@ class TableServer:
         seat = self._acting_seat(conn, room, msg)
         if room.table is None or room.turn != seat:
             raise RoomError("no_hint", "a hint is for the seat to move")
-        asyncio.get_running_loop().create_task(self._hint(conn, room, seat, msg))
-
-    async def _hint(self, conn, room: Room, seat: int, msg) -> None:
-        """Work out a hint in a thread (ranking a big Dou Dizhu hand can take a few tenths of
-        a second), then answer it if the table has not moved meanwhile."""
+        # the position is read now, under the room's lock: a move right behind the hint must
+        # not change what the hint is worked out for
         table = room.table
-        v = room.v
-        observation, view = table.observation(seat), table.view(seat)
+        work = (table, room.v, table.observation(seat), table.view(seat))
+        task = asyncio.get_running_loop().create_task(self._hint(conn, room, seat, msg, work))
+        self.hint_tasks.add(task)
+        task.add_done_callback(self.hint_tasks.discard)
 
-        def work():
-            return room.hint_ranker(seat).next_counted(observation, view)
-
-        action, index, total = await asyncio.to_thread(work)
+    async def _hint(self, conn, room: Room, seat: int, msg, work) -> None:
+        """Work out a hint in a thread (ranking a big Dou Dizhu hand can take a few tenths of
+        a second), then answer it if the table has not moved meanwhile. Every hint is
+        answered: a hint, ``stale``, or ``store_failed``."""
+        table, v, observation, view = work
+        try:
+            action, index, total = await asyncio.to_thread(
+                lambda: room.hint_ranker(seat).next_counted(observation, view))
+        except Exception:  # noqa: BLE001 - the ranker failed: the table moved under it
+            log.exception("a hint failed")
+            action = None
         async with self._lock(room):
-            if room.v != v or room.table is not table or room.turn != seat:
+            if action is None or room.v != v or room.table is not table or room.turn != seat:
                 conn.send(error("stale", "the table changed while the hint was worked out", msg.get("id")))
                 return
             if TABLE_GAMES[room.game].deals:  # the result card counts the hints
