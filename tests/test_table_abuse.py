@@ -83,3 +83,73 @@ def test_the_size_limit_counts_bytes_not_characters(tmp_path):
         client.send_raw(json.dumps({"type": "ping", "id": text}, ensure_ascii=False))
         reply = client.receive()
         assert reply["type"] == "error" and reply["code"] == "too_big", reply
+
+
+# -- 10: cross-origin sockets; the page's headers -----------------------------------------------
+
+
+def test_a_cross_origin_websocket_is_refused(tmp_path):
+    from starlette.websockets import WebSocketDisconnect
+
+    with TestClient(make_app(tmp_path)) as tc:
+        with pytest.raises(WebSocketDisconnect):
+            with tc.websocket_connect("/ws", headers={"origin": "https://evil.example"}) as ws:
+                _client(ws).create(game="daifugo", mode="cpu")
+        assert tc.get("/healthz").json()["rooms"] == 0
+        with tc.websocket_connect("/ws", headers={"origin": "http://testserver"}) as ws:
+            assert _client(ws).request({"type": "ping"}, "pong")
+
+
+def test_an_allowed_origin_is_let_in(tmp_path):
+    with TestClient(make_app(tmp_path, allow_origins=("https://cards.example/",))) as tc:
+        with tc.websocket_connect("/ws", headers={"origin": "https://Cards.example"}) as ws:
+            assert _client(ws).request({"type": "ping"}, "pong")
+
+
+@pytest.mark.parametrize("path", ["/", "/r/abcdefghijklmnopqrstuv", "/static/app.js"])
+def test_the_page_is_sent_with_a_csp_that_forbids_framing(tmp_path, path):
+    with TestClient(make_app(tmp_path)) as tc:
+        response = tc.get(path)
+        assert response.status_code == 200
+        csp = response.headers["content-security-policy"]
+        assert "frame-ancestors 'none'" in csp and "script-src 'self'" in csp
+        assert response.headers["x-frame-options"] == "DENY"
+
+
+# -- 15: one connection per seat; no seat hoarding by re-joining --------------------------------
+
+
+def test_a_second_connection_with_the_token_replaces_the_first(tmp_path):
+    from websockets.exceptions import ConnectionClosed
+
+    with live_server(tmp_path) as (url, app):
+        ann = TableClient.connect(url, timeout=5)
+        ann.create(game="daifugo", mode="friends", players=4)
+        again = TableClient.connect(url, timeout=5)
+        assert again.join(ann.room, token=ann.token)["seats"] == [0]
+        told = ann.receive()
+        while told.get("type") == "state":
+            told = ann.receive()
+        assert told["type"] == "error" and told["code"] == "replaced", told
+        with pytest.raises(ConnectionClosed):
+            for _ in range(20):
+                ann.receive()
+        # the seat is still held (by the newcomer): not disconnected
+        assert again.request({"type": "ping"}, "pong")
+        seat = app.state.server.rooms[ann.room].seats[0]
+        assert seat.connected and not seat.away
+        again.close()
+
+
+def test_re_joining_does_not_take_every_free_seat(tmp_path):
+    with TestClient(make_app(tmp_path)) as tc, tc.websocket_connect("/ws") as ws:
+        ann = _client(ws)
+        ann.create(game="daifugo", mode="friends", players=4)
+        with tc.websocket_connect("/ws") as ws2:
+            bob = _client(ws2)
+            assert bob.join(ann.room, name="Bob")["seats"] == [1]
+            with pytest.raises(ServerError) as err:
+                bob.join(ann.room, name="Bob again")
+            assert err.value.code == "already_seated"
+            kinds = [s.kind for s in tc.app.state.server.rooms[ann.room].seats]
+            assert kinds == ["human", "human", "empty", "empty"]

@@ -53,6 +53,16 @@ SEND_QUEUE = 256
 POLICY_CLOSE = 1008
 STORE_RETRY_S = 1.0
 """how long a CPU whose move the store refused waits before it tries again"""
+PAGE_HEADERS = {
+    "content-security-policy": "default-src 'self'; script-src 'self'; style-src 'self'; "
+                               "img-src 'self' data:; connect-src 'self'; object-src 'none'; "
+                               "base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+    "x-frame-options": "DENY",
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "no-referrer",
+}
+"""sent with every HTTP response: the page runs only its own files, in no other site's frame,
+and a room link is never sent on as a referrer"""
 
 
 def server_version() -> str:
@@ -76,6 +86,17 @@ class Connection:
         self.queue: asyncio.Queue[str | None] = asyncio.Queue(SEND_QUEUE)
         self.closed = False
 
+    def close(self) -> None:
+        """Close the socket once what was queued before has been sent."""
+        if self.closed:
+            return
+        self.closed = True
+        try:
+            self.queue.put_nowait(None)
+        except asyncio.QueueFull:
+            self.queue = asyncio.Queue(1)
+            self.queue.put_nowait(None)
+
     def send(self, message: dict[str, Any]) -> None:
         if self.closed:
             return
@@ -93,13 +114,14 @@ class TableServer:
                  think_s: float = DEFAULT_THINK_S, workers: int = 2,
                  rate: float = protocol.RATE_PER_S, burst: int = protocol.BURST,
                  cpu_backend: str = "process", room_days: float = DEFAULT_ROOM_DAYS,
-                 busy_timeout_s: float = BUSY_TIMEOUT_S):
+                 busy_timeout_s: float = BUSY_TIMEOUT_S, allow_origins: tuple[str, ...] = ()):
         if not room_days >= 0:
             raise ValueError(f"room_days must be 0 (keep every room) or more, got {room_days!r}")
         self.store = Store(db, busy_timeout_s)
         self.writer = Writer(self.store)
         self.room_days = room_days
         self.grace_s = grace_s
+        self.allow_origins = {_origin(o) for o in allow_origins}
         self.rate = rate
         self.burst = burst
         self.pool = CpuPool(workers, think_s, cpu_backend)
@@ -203,7 +225,22 @@ class TableServer:
 
     # -- the socket ------------------------------------------------------------------------
 
+    def origin_allowed(self, ws: WebSocket) -> bool:
+        """A browser's socket comes from the page this server serves (its ``Origin`` names the
+        ``Host`` it asked for) or from an origin allowed by ``--allow-origin``; a client that
+        sends no ``Origin`` (no browser) is let in."""
+        origin = ws.headers.get("origin")
+        if origin is None:
+            return True
+        origin = _origin(origin)
+        host = ws.headers.get("host", "").lower()
+        return origin in self.allow_origins or origin.split("://", 1)[-1] == host
+
     async def websocket(self, ws: WebSocket) -> None:
+        if not self.origin_allowed(ws):
+            log.warning("refused a WebSocket from origin %s", ws.headers.get("origin"))
+            await ws.close(POLICY_CLOSE)  # before the handshake: the browser gets HTTP 403
+            return
         await ws.accept()
         conn = Connection(ws, self.rate, self.burst)
         writer = asyncio.create_task(self._writer(conn))
@@ -315,8 +352,12 @@ class TableServer:
             seats = room.seats_of(token) if TOKEN.match(token) else []
             if not seats:
                 raise RoomError("bad_token", "that token holds no seat in this room")
+            self._replace(room, seats, conn)
             self._attach(conn, room, seats, token, msg, creator=0 in seats)
             return
+        if conn.room is room and conn.seats:
+            raise RoomError("already_seated", "this connection already holds a seat in this room; "
+                            "the room's creator fills the others")
         if room.mode != "friends":
             raise RoomError("room_full", "this room takes no more people")
         seat = room.free_seat()
@@ -505,6 +546,18 @@ class TableServer:
         conn.send(_reply(frame(room, conn.seats, conn.revealed, []), msg))
         self.schedule_cpu(room)
 
+    def _replace(self, room: Room, seats: list[int], newcomer: Connection) -> None:
+        """The connections holding any of ``seats`` (the same token, another tab or device) are
+        told they were replaced, leave the room and are closed: a seat is played from one
+        connection at a time."""
+        for other in list(self.conns.get(room.id, ())):
+            if other is newcomer or not set(other.seats) & set(seats):
+                continue
+            other.send(error("replaced", "this seat is now played from another connection "
+                             "(the same room link and token)"))
+            self._detach(other)
+            other.close()
+
     def _held(self, room: Room, seat: int) -> bool:
         return any(seat in c.seats for c in self.conns.get(room.id, ()))
 
@@ -638,6 +691,11 @@ def _store_failed(err: StoreError, re: Any) -> dict[str, Any]:
                  "in a moment", re)
 
 
+def _origin(origin: str) -> str:
+    """An origin as compared: lower case, no trailing slash."""
+    return origin.strip().rstrip("/").lower()
+
+
 def _reply(message: dict[str, Any], msg: dict[str, Any]) -> dict[str, Any]:
     if msg.get("id") is not None:
         message["re"] = msg["id"]
@@ -677,7 +735,28 @@ def create_app(db: str | None = None, grace_s: float = DEFAULT_GRACE_S, **kwargs
         lifespan=lifespan,
     )
     app.state.server = server
+    app.add_middleware(PageHeaders)
     return app
+
+
+class PageHeaders:
+    """ASGI middleware: :data:`PAGE_HEADERS` on every HTTP response."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+
+        async def with_headers(message):
+            if message["type"] == "http.response.start":
+                names = {k.lower() for k, _ in message.get("headers", [])}
+                extra = [(k.encode(), v.encode()) for k, v in PAGE_HEADERS.items() if k.encode() not in names]
+                message = {**message, "headers": [*message.get("headers", []), *extra]}
+            await send(message)
+
+        return await self.app(scope, receive, with_headers)
 
 
 def serve(host: str = "127.0.0.1", port: int = 8000, db: str | None = None,
