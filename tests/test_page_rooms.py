@@ -258,3 +258,23 @@ def test_token_forgotten_when_the_server_says_it_holds_no_seat(new_page, table_s
     expect(page.locator("#join-error")).to_have_text("that token holds no seat in this room")
     # the init script sets it again on every load: read it without a reload
     assert seat_token(page, room) is None
+
+
+def test_lobby_built_when_the_first_connection_attempt_fails(new_page, table_server):
+    """Regression: when the page's first WebSocket failed, the reconnect succeeded but the
+    lobby was never built (no rule switches, dead buttons) until a reload."""
+    page = new_page()
+    sockets: list = []
+
+    def refuse_the_first(ws):
+        sockets.append(ws)
+        if len(sockets) == 1:
+            ws.close()
+            return
+        ws.connect_to_server()
+
+    page.route_web_socket(re.compile(r"/ws$"), refuse_the_first)
+    page.goto(table_server + "/")
+    pick_and_start(page, "Daifugo", "Easy")
+    expect(hand_buttons(page).first).to_be_visible()
+    assert len(sockets) >= 2

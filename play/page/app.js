@@ -14,6 +14,7 @@ const $ = (sel) => document.querySelector(sel);
 const TOKEN_KEY = (room) => `climbrl.token.${room}`;
 /** The server's answer to a token that holds no seat in the room: the one error that forgets it. */
 const BAD_TOKEN = "bad_token";
+const REPLACED = "replaced"; // another connection took this seat with the same token
 const PREFS_KEY = "climbrl.prefs";
 const BANNER_MS = 1500;
 
@@ -210,7 +211,13 @@ function joined(j) {
 
 function onMessage(msg) {
   if (msg.type === "state") onState(msg);
-  else if (msg.type === "error") {
+  else if (msg.type === "error" && msg.code === REPLACED) {
+    // the seat is played from another tab or device now: no reconnecting, which would take
+    // it back and start a tug of war; reloading the page takes it back on purpose
+    app.conn.closing = true;
+    toast(`${msg.message}. Reload the page to play here again.`);
+    clearTimeout(toast.timer);
+  } else if (msg.type === "error") {
     toast(msg.message);
     if (ui.sentAt !== null && app.st) {
       // the move was refused: the turn is still ours

@@ -61,7 +61,12 @@ export class Connection {
         if (this.closing) return;
         if (this.onDown) this.onDown();
         const delay = Math.min(5000, 250 * 2 ** this.retry++);
-        setTimeout(() => this.open().then(() => this.onReopen && this.onReopen()), delay);
+        // a socket that never said hello leaves the first open() waiting: the reopened one
+        // answers it (the page is built then); after a hello, the page joins its room again
+        setTimeout(() => this.open().then((hello) => {
+          if (!greeted) resolve(hello);
+          else if (this.onReopen) this.onReopen();
+        }), delay);
       });
     });
   }

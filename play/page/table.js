@@ -18,6 +18,7 @@ export function el(tag, props = {}, ...children) {
     else if (k === "text") e.textContent = v;
     else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
     else if (k === "dataset") Object.assign(e.dataset, v);
+    else if (k === "style") e.style.cssText = v; // through the CSSOM: the page's CSP refuses style attributes
     else e.setAttribute(k, v === true ? "" : v);
   }
   for (const c of children.flat()) if (c !== null && c !== undefined && c !== false) e.append(c);

@@ -41,6 +41,8 @@ log = logging.getLogger("climbrl.table")
 STATIC = Path(__file__).resolve().parent.parent / "page"
 """the page's files (HTML, CSS, JavaScript), served under /static"""
 ROOM_ID = re.compile(r"^[A-Za-z0-9_-]{16,64}$")
+TOKEN = re.compile(r"^[A-Za-z0-9_-]{16,64}$")
+"""what a seat's token looks like (:func:`.rooms.new_token`); anything else holds no seat"""
 DEFAULT_GRACE_S = 30.0
 DEFAULT_ROOM_DAYS = 7.0
 """days a room nobody uses (no move, nobody joining or leaving) is kept; 0 keeps every room"""
@@ -51,6 +53,16 @@ SEND_QUEUE = 256
 POLICY_CLOSE = 1008
 STORE_RETRY_S = 1.0
 """how long a CPU whose move the store refused waits before it tries again"""
+PAGE_HEADERS = {
+    "content-security-policy": "default-src 'self'; script-src 'self'; style-src 'self'; "
+                               "img-src 'self' data:; connect-src 'self'; object-src 'none'; "
+                               "base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+    "x-frame-options": "DENY",
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "no-referrer",
+}
+"""sent with every HTTP response: the page runs only its own files, in no other site's frame,
+and a room link is never sent on as a referrer"""
 
 
 def server_version() -> str:
@@ -74,6 +86,17 @@ class Connection:
         self.queue: asyncio.Queue[str | None] = asyncio.Queue(SEND_QUEUE)
         self.closed = False
 
+    def close(self) -> None:
+        """Close the socket once what was queued before has been sent."""
+        if self.closed:
+            return
+        self.closed = True
+        try:
+            self.queue.put_nowait(None)
+        except asyncio.QueueFull:
+            self.queue = asyncio.Queue(1)
+            self.queue.put_nowait(None)
+
     def send(self, message: dict[str, Any]) -> None:
         if self.closed:
             return
@@ -92,13 +115,15 @@ class TableServer:
                  rate: float = protocol.RATE_PER_S, burst: int = protocol.BURST,
                  cpu_backend: str = "process", room_days: float = DEFAULT_ROOM_DAYS,
                  busy_timeout_s: float = BUSY_TIMEOUT_S,
-                 cpu_wait_s: float = DEFAULT_MAX_WAIT_S):
+                 cpu_wait_s: float = DEFAULT_MAX_WAIT_S,
+                 allow_origins: tuple[str, ...] = ()):
         if not room_days >= 0:
             raise ValueError(f"room_days must be 0 (keep every room) or more, got {room_days!r}")
         self.store = Store(db, busy_timeout_s)
         self.writer = Writer(self.store)
         self.room_days = room_days
         self.grace_s = grace_s
+        self.allow_origins = {_origin(o) for o in allow_origins}
         self.rate = rate
         self.burst = burst
         self.pool = CpuPool(workers, think_s, cpu_backend, cpu_wait_s)
@@ -106,6 +131,7 @@ class TableServer:
         self.conns: dict[str, set[Connection]] = {}
         self.cpu_tasks: dict[str, asyncio.Task] = {}
         self.grace_tasks: dict[tuple[str, int], asyncio.Task] = {}
+        self.hint_tasks: set[asyncio.Task] = set()
         self.locks: dict[str, asyncio.Lock] = {}
         self.restored = 0
         self.set_aside = 0
@@ -194,14 +220,29 @@ class TableServer:
         expiry = getattr(self, "_expiry", None)
         if expiry is not None:
             expiry.cancel()
-        for task in list(self.cpu_tasks.values()) + list(self.grace_tasks.values()):
+        for task in [*self.cpu_tasks.values(), *self.grace_tasks.values(), *self.hint_tasks]:
             task.cancel()
         self.pool.close()
         self.writer.close()
 
     # -- the socket ------------------------------------------------------------------------
 
+    def origin_allowed(self, ws: WebSocket) -> bool:
+        """A browser's socket comes from the page this server serves (its ``Origin`` names the
+        ``Host`` it asked for) or from an origin allowed by ``--allow-origin``; a client that
+        sends no ``Origin`` (no browser) is let in."""
+        origin = ws.headers.get("origin")
+        if origin is None:
+            return True
+        origin = _origin(origin)
+        host = ws.headers.get("host", "").lower()
+        return origin in self.allow_origins or origin.split("://", 1)[-1] == host
+
     async def websocket(self, ws: WebSocket) -> None:
+        if not self.origin_allowed(ws):
+            log.warning("refused a WebSocket from origin %s", ws.headers.get("origin"))
+            await ws.close(POLICY_CLOSE)  # before the handshake: the browser gets HTTP 403
+            return
         await ws.accept()
         conn = Connection(ws, self.rate, self.burst)
         writer = asyncio.create_task(self._writer(conn))
@@ -316,11 +357,15 @@ class TableServer:
             raise RoomError("no_room", "there is no such room")
         token = msg.get("token")
         if token is not None:
-            seats = room.seats_of(token)
+            seats = room.seats_of(token) if TOKEN.match(token) else []
             if not seats:
                 raise RoomError("bad_token", "that token holds no seat in this room")
+            self._replace(room, seats, conn)
             self._attach(conn, room, seats, token, msg, creator=0 in seats)
             return
+        if conn.room is room and conn.seats:
+            raise RoomError("already_seated", "this connection already holds a seat in this room; "
+                            "the room's creator fills the others")
         if room.mode != "friends":
             raise RoomError("room_full", "this room takes no more people")
         seat = room.free_seat()
@@ -368,21 +413,27 @@ class TableServer:
         seat = self._acting_seat(conn, room, msg)
         if room.table is None or room.turn != seat:
             raise RoomError("no_hint", "a hint is for the seat to move")
-        asyncio.get_running_loop().create_task(self._hint(conn, room, seat, msg))
-
-    async def _hint(self, conn, room: Room, seat: int, msg) -> None:
-        """Work out a hint in a thread (ranking a big Dou Dizhu hand can take a few tenths of
-        a second), then answer it if the table has not moved meanwhile."""
+        # the position is read now, under the room's lock: a move right behind the hint must
+        # not change what the hint is worked out for
         table = room.table
-        v = room.v
-        observation, view = table.observation(seat), table.view(seat)
+        work = (table, room.v, table.observation(seat), table.view(seat))
+        task = asyncio.get_running_loop().create_task(self._hint(conn, room, seat, msg, work))
+        self.hint_tasks.add(task)
+        task.add_done_callback(self.hint_tasks.discard)
 
-        def work():
-            return room.hint_ranker(seat).next_counted(observation, view)
-
-        action, index, total = await asyncio.to_thread(work)
+    async def _hint(self, conn, room: Room, seat: int, msg, work) -> None:
+        """Work out a hint in a thread (ranking a big Dou Dizhu hand can take a few tenths of
+        a second), then answer it if the table has not moved meanwhile. Every hint is
+        answered: a hint, ``stale``, or ``store_failed``."""
+        table, v, observation, view = work
+        try:
+            action, index, total = await asyncio.to_thread(
+                lambda: room.hint_ranker(seat).next_counted(observation, view))
+        except Exception:  # noqa: BLE001 - the ranker failed: the table moved under it
+            log.exception("a hint failed")
+            action = None
         async with self._lock(room):
-            if room.v != v or room.table is not table or room.turn != seat:
+            if action is None or room.v != v or room.table is not table or room.turn != seat:
                 conn.send(error("stale", "the table changed while the hint was worked out", msg.get("id")))
                 return
             if TABLE_GAMES[room.game].deals:  # the result card counts the hints
@@ -513,6 +564,18 @@ class TableServer:
         if self.pool.busy(levels):
             raise RoomError("busy", f"the computer players are busy (a CPU move waits about "
                                     f"{self.pool.wait_s(levels):.0f} s now); try again in a minute")
+
+    def _replace(self, room: Room, seats: list[int], newcomer: Connection) -> None:
+        """The connections holding any of ``seats`` (the same token, another tab or device) are
+        told they were replaced, leave the room and are closed: a seat is played from one
+        connection at a time."""
+        for other in list(self.conns.get(room.id, ())):
+            if other is newcomer or not set(other.seats) & set(seats):
+                continue
+            other.send(error("replaced", "this seat is now played from another connection "
+                             "(the same room link and token)"))
+            self._detach(other)
+            other.close()
 
     def _held(self, room: Room, seat: int) -> bool:
         return any(seat in c.seats for c in self.conns.get(room.id, ()))
@@ -647,6 +710,11 @@ def _store_failed(err: StoreError, re: Any) -> dict[str, Any]:
                  "in a moment", re)
 
 
+def _origin(origin: str) -> str:
+    """An origin as compared: lower case, no trailing slash."""
+    return origin.strip().rstrip("/").lower()
+
+
 def _reply(message: dict[str, Any], msg: dict[str, Any]) -> dict[str, Any]:
     if msg.get("id") is not None:
         message["re"] = msg["id"]
@@ -687,7 +755,28 @@ def create_app(db: str | None = None, grace_s: float = DEFAULT_GRACE_S, **kwargs
         lifespan=lifespan,
     )
     app.state.server = server
+    app.add_middleware(PageHeaders)
     return app
+
+
+class PageHeaders:
+    """ASGI middleware: :data:`PAGE_HEADERS` on every HTTP response."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+
+        async def with_headers(message):
+            if message["type"] == "http.response.start":
+                names = {k.lower() for k, _ in message.get("headers", [])}
+                extra = [(k.encode(), v.encode()) for k, v in PAGE_HEADERS.items() if k.encode() not in names]
+                message = {**message, "headers": [*message.get("headers", []), *extra]}
+            await send(message)
+
+        return await self.app(scope, receive, with_headers)
 
 
 def serve(host: str = "127.0.0.1", port: int = 8000, db: str | None = None,

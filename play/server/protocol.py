@@ -58,12 +58,15 @@ class ProtocolError(ValueError):
 
 def parse(raw: str | bytes) -> dict[str, Any]:
     """A checked client message; :class:`ProtocolError` for anything else."""
-    if len(raw) > MAX_MESSAGE_BYTES:
-        raise ProtocolError("too_big", f"message of {len(raw)} bytes; the limit is {MAX_MESSAGE_BYTES}")
+    size = message_bytes(raw)
+    if size > MAX_MESSAGE_BYTES:
+        raise ProtocolError("too_big", f"message of {size} bytes; the limit is {MAX_MESSAGE_BYTES}")
     try:
         msg = json.loads(raw)
     except (ValueError, UnicodeDecodeError) as err:
         raise ProtocolError("bad_json", f"not JSON: {err}") from None
+    except RecursionError:
+        raise ProtocolError("bad_json", "not JSON this server reads: nested too deep") from None
     if not isinstance(msg, dict):
         raise ProtocolError("bad_message", f"a message is a JSON object, got {type(msg).__name__}")
     re = msg.get("id")
@@ -96,6 +99,14 @@ def parse(raw: str | bytes) -> dict[str, Any]:
         if len(set(cards)) != len(cards):
             raise ProtocolError("bad_message", f"{kind}: a card is named twice", re)
     return msg
+
+
+def message_bytes(raw: str | bytes) -> int:
+    """The size of a message in bytes (text as UTF-8, the way it came over the socket; a
+    lone surrogate counts as its three bytes)."""
+    if isinstance(raw, bytes) or len(raw) > MAX_MESSAGE_BYTES:  # text is at least 1 byte a character
+        return len(raw)
+    return len(raw.encode("utf-8", "surrogatepass"))
 
 
 class RateLimit:

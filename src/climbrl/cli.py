@@ -248,6 +248,10 @@ def build_parser() -> argparse.ArgumentParser:
     sv.add_argument("--room-days", type=_room_days, default=7.0,
                     help="days a room nobody uses (no move, nobody joining) is kept before it is "
                          "dropped from the file; 0 keeps every room")
+    sv.add_argument("--allow-origin", dest="allow_origins", action="append", default=[],
+                    metavar="ORIGIN",
+                    help="a page origin (https://cards.example) whose WebSockets are let in "
+                         "besides the server's own; repeat for more")
     sv.set_defaults(func=_serve)
     return parser
 
@@ -489,7 +493,7 @@ def _serve(args) -> int:
         app = create_app(args.db, args.grace, think_s=args.think, workers=args.workers,
                          rate=args.rate, burst=max(int(2 * args.rate), 1),
                          cpu_backend=args.cpu_backend, room_days=args.room_days,
-                         cpu_wait_s=args.cpu_wait)
+                         cpu_wait_s=args.cpu_wait, allow_origins=tuple(args.allow_origins))
     run_app(app, args.host, args.port)
     return 0
 

@@ -1,0 +1,155 @@
+"""Abuse within the limits: each test is named after the way the server was once taken down or
+tricked (a hint raced by a move, deep JSON, a forged origin, a second holder of a token, a
+connection that spams full frames or rooms, slow and idle sockets), and checks it no longer is."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from starlette.testclient import TestClient
+
+from table_helpers import live_server, make_app
+from climbrl.play.server import protocol
+from climbrl.play.server.client import ServerError, TableClient
+
+
+def _client(ws) -> TableClient:
+    return TableClient(ws)
+
+
+def _reply_to(client: TableClient, rid: int, limit: int = 500) -> dict:
+    for _ in range(limit):
+        message = client.receive()
+        if message.get("re") == rid and message.get("type") != "state":
+            return message
+    raise AssertionError(f"no reply to request {rid}")
+
+
+# -- 11: a hint raced by a move; deep JSON; a lone surrogate; bytes, not characters -------------
+
+
+def test_a_hint_followed_at_once_by_a_move_is_answered(tmp_path):
+    with live_server(tmp_path) as (url, _app):
+        client = TableClient.connect(url, timeout=20)
+        client.create(game="daifugo", mode="cpu", level="easy", pace_ms=0)
+        answered = 0
+        for _ in range(6):
+            state = client.until(lambda s: client.my_turn(s) or s["match"]["over"])
+            if state["match"]["over"]:
+                break
+            hint_id = client.send({"type": "hint"})
+            client.move(state["moves"][0]["action"], v=state["v"])
+            reply = _reply_to(client, hint_id)
+            assert reply["type"] in ("hint", "error"), reply
+            if reply["type"] == "error":
+                assert reply["code"] == "stale", reply
+            answered += 1
+        assert answered
+        client.close()
+
+
+def test_json_nested_deeply_is_answered_bad_json(tmp_path):
+    with TestClient(make_app(tmp_path)) as tc, tc.websocket_connect("/ws") as ws:
+        client = _client(ws)
+        deep = "[" * 2000 + "]" * 2000
+        assert len(deep.encode()) < protocol.MAX_MESSAGE_BYTES
+        client.send_raw(deep)
+        reply = client.receive()
+        assert reply["type"] == "error" and reply["code"] == "bad_json", reply
+        assert client.request({"type": "ping"}, "pong")
+
+
+def test_a_token_with_a_lone_surrogate_is_answered_bad_token(tmp_path):
+    with TestClient(make_app(tmp_path)) as tc, tc.websocket_connect("/ws") as ws:
+        client = _client(ws)
+        client.create(game="daifugo", mode="friends")
+        other = tc.websocket_connect("/ws").__enter__()
+        try:
+            second = _client(other)
+            second.send_raw('{"type": "join", "room": "%s", "token": "\\ud800", "id": 1}' % client.room)
+            reply = second.receive()
+            assert reply["type"] == "error" and reply["code"] == "bad_token", reply
+            assert second.request({"type": "ping"}, "pong")
+        finally:
+            other.__exit__(None, None, None)
+
+
+def test_the_size_limit_counts_bytes_not_characters(tmp_path):
+    with TestClient(make_app(tmp_path)) as tc, tc.websocket_connect("/ws") as ws:
+        client = _client(ws)
+        text = "é" * (protocol.MAX_MESSAGE_BYTES // 2 + 100)  # fewer characters than the limit
+        assert len(text) < protocol.MAX_MESSAGE_BYTES < len(text.encode())
+        client.send_raw(json.dumps({"type": "ping", "id": text}, ensure_ascii=False))
+        reply = client.receive()
+        assert reply["type"] == "error" and reply["code"] == "too_big", reply
+
+
+# -- 10: cross-origin sockets; the page's headers -----------------------------------------------
+
+
+def test_a_cross_origin_websocket_is_refused(tmp_path):
+    from starlette.websockets import WebSocketDisconnect
+
+    with TestClient(make_app(tmp_path)) as tc:
+        with pytest.raises(WebSocketDisconnect):
+            with tc.websocket_connect("/ws", headers={"origin": "https://evil.example"}) as ws:
+                _client(ws).create(game="daifugo", mode="cpu")
+        assert tc.get("/healthz").json()["rooms"] == 0
+        with tc.websocket_connect("/ws", headers={"origin": "http://testserver"}) as ws:
+            assert _client(ws).request({"type": "ping"}, "pong")
+
+
+def test_an_allowed_origin_is_let_in(tmp_path):
+    with TestClient(make_app(tmp_path, allow_origins=("https://cards.example/",))) as tc:
+        with tc.websocket_connect("/ws", headers={"origin": "https://Cards.example"}) as ws:
+            assert _client(ws).request({"type": "ping"}, "pong")
+
+
+@pytest.mark.parametrize("path", ["/", "/r/abcdefghijklmnopqrstuv", "/static/app.js"])
+def test_the_page_is_sent_with_a_csp_that_forbids_framing(tmp_path, path):
+    with TestClient(make_app(tmp_path)) as tc:
+        response = tc.get(path)
+        assert response.status_code == 200
+        csp = response.headers["content-security-policy"]
+        assert "frame-ancestors 'none'" in csp and "script-src 'self'" in csp
+        assert response.headers["x-frame-options"] == "DENY"
+
+
+# -- 15: one connection per seat; no seat hoarding by re-joining --------------------------------
+
+
+def test_a_second_connection_with_the_token_replaces_the_first(tmp_path):
+    from websockets.exceptions import ConnectionClosed
+
+    with live_server(tmp_path) as (url, app):
+        ann = TableClient.connect(url, timeout=5)
+        ann.create(game="daifugo", mode="friends", players=4)
+        again = TableClient.connect(url, timeout=5)
+        assert again.join(ann.room, token=ann.token)["seats"] == [0]
+        told = ann.receive()
+        while told.get("type") == "state":
+            told = ann.receive()
+        assert told["type"] == "error" and told["code"] == "replaced", told
+        with pytest.raises(ConnectionClosed):
+            for _ in range(20):
+                ann.receive()
+        # the seat is still held (by the newcomer): not disconnected
+        assert again.request({"type": "ping"}, "pong")
+        seat = app.state.server.rooms[ann.room].seats[0]
+        assert seat.connected and not seat.away
+        again.close()
+
+
+def test_re_joining_does_not_take_every_free_seat(tmp_path):
+    with TestClient(make_app(tmp_path)) as tc, tc.websocket_connect("/ws") as ws:
+        ann = _client(ws)
+        ann.create(game="daifugo", mode="friends", players=4)
+        with tc.websocket_connect("/ws") as ws2:
+            bob = _client(ws2)
+            assert bob.join(ann.room, name="Bob")["seats"] == [1]
+            with pytest.raises(ServerError) as err:
+                bob.join(ann.room, name="Bob again")
+            assert err.value.code == "already_seated"
+            kinds = [s.kind for s in tc.app.state.server.rooms[ann.room].seats]
+            assert kinds == ["human", "human", "empty", "empty"]
