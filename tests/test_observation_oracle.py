@@ -66,8 +66,8 @@ def check_step(env, kept: list) -> None:
     legal = sorted(np.flatnonzero(oracle_mask(game, state, state.current_player)).tolist()
                    if not state.terminal else [])
     assert sorted(env.legal_actions()) == legal
-    for seat, agent in enumerate(raw.possible_agents):
-        offered = raw.infos[agent]["legal_actions"]
+    for agent, info in raw.infos.items():  # the agents not yet stepped out at the end
+        offered = info["legal_actions"]
         assert sorted(offered) == (legal if agent == env.agent_selection
                                    and not state.terminal else [])
 

@@ -10,6 +10,12 @@ Input is checked, never converted (:mod:`climbrl.envs.core.checks`): ``step`` ta
 numpy integer or a one-element integer array, and a float, bool, string or ``None`` is a
 ``TypeError`` before anything changes; seats, agents, seeds and options likewise. ``view``,
 ``legal_actions`` and ``deal_code`` before ``reset`` are a ``RuntimeError`` saying so.
+
+Speed: an observation is built only for the agent asked (``last()``, ``observe()``), by the
+engine's writer in a handful of numpy calls; what it returns is the caller's own (a new
+vector and mask every call, never written again by the env). The legal ids of the agent to
+move are offered as a list, ``legal_actions()`` and ``infos[agent]["legal_actions"]`` (empty
+for every other agent), so a player need not scan the mask.
 """
 
 from __future__ import annotations
@@ -28,6 +34,10 @@ try:
     from gymnasium.utils import EzPickle
     from pettingzoo import AECEnv
     from pettingzoo.utils.wrappers import OrderEnforcingWrapper
+    from pettingzoo.utils.wrappers.order_enforcing import (
+        AECOrderEnforcingIterable,
+        AECOrderEnforcingIterator,
+    )
 except ImportError as err:  # the engines work without them; the environments do not
     raise ImportError(f"the climbrl environments need gymnasium and pettingzoo>={PETTINGZOO_FLOOR} "
                       f"({err}); the engines climbrl.envs.daifugo and climbrl.envs.doudizhu need numpy only") from err
@@ -74,7 +84,8 @@ class CardGameEnv(AECEnv, EzPickle):
         self._rng = np.random.default_rng()
         #: the engine state (named so as not to hide PettingZoo's ``AECEnv.state()``)
         self.game_state: State | None = None
-        self._legal: set[int] | None = None
+        self._offered: str | None = None
+        """the agent whose info holds the legal ids (every other agent's holds none)"""
 
     # -- PettingZoo API ------------------------------------------------------------------
 
@@ -94,16 +105,17 @@ class CardGameEnv(AECEnv, EzPickle):
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self._refresh_infos()
-        self._legal = None
         self._rewarded = False
         self.agent_selection = self.possible_agents[self.game_state.current_player]
+        self._refresh_infos()
         if self.render_mode == "human":
             self.render()
 
     def observe(self, agent):
-        state = self._started("observe")
-        return seat_observation(self.game, state, self._seat[self._agent(agent)])
+        seat = self._seat.get(agent) if type(agent) is str else None
+        if seat is None:
+            seat = self._seat[self._agent(agent)]
+        return seat_observation(self.game, self._started("observe"), seat)
 
     def step(self, action) -> None:
         agent = self.agent_selection
@@ -134,8 +146,10 @@ class CardGameEnv(AECEnv, EzPickle):
             self._refresh_infos()
         if state.terminal:
             self.terminations = dict.fromkeys(self.agents, True)
+            self._offer_legal()
         else:
             self.agent_selection = self.possible_agents[state.current_player]
+            self._offer_legal()
         if self.render_mode == "human":
             self.render()
 
@@ -172,9 +186,9 @@ class CardGameEnv(AECEnv, EzPickle):
         return self.game.action_from_str(text, self.game_state)
 
     def legal_actions(self) -> list[int]:
-        """Legal action ids for the agent to move."""
+        """Legal action ids for the agent to move (a new list: the caller's own)."""
         state = self._started("legal_actions")
-        return [] if state.terminal else state.legal_actions()
+        return [] if state.terminal else list(state.legal_actions())
 
     # -- internals ------------------------------------------------------------------------
 
@@ -203,8 +217,26 @@ class CardGameEnv(AECEnv, EzPickle):
 
     def _refresh_infos(self) -> None:
         self.infos = {
-            a: self.game.info(self.game_state, self._seat[a]) for a in self.agents
+            a: {**self.game.info(self.game_state, self._seat[a]), "legal_actions": []}
+            for a in self.agents
         }
+        self._offered = None
+        self._offer_legal()
+
+    def _offer_legal(self) -> None:
+        """``infos[agent]["legal_actions"]``: the legal ids of the agent to move, a new list
+        each step; the agent that held them before gets an empty list."""
+        infos = self.infos
+        offered = self._offered
+        if offered is not None and offered in infos:
+            infos[offered]["legal_actions"] = []
+        state = self.game_state
+        agent = self.agent_selection
+        if state.terminal or agent not in infos:
+            self._offered = None
+            return
+        infos[agent]["legal_actions"] = list(state.legal_actions())
+        self._offered = agent
 
     def _illegal(self, agent: str, action: int) -> None:
         try:
@@ -222,20 +254,57 @@ class CardGameEnv(AECEnv, EzPickle):
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self.rewards[agent] = self.illegal_reward
         self._rewarded = True
+        if self._offered is not None:
+            self.infos[self._offered]["legal_actions"] = []
+            self._offered = None
         self._accumulate_rewards()
         self._deads_step_first()
 
 
 class OrderEnforced(OrderEnforcingWrapper):
-    """PettingZoo's order enforcing, with ``last()`` answered by the wrapped env in one call.
+    """PettingZoo's order enforcing, with ``last()``, ``step()`` and ``agent_iter()`` answered
+    by the wrapped env directly once it has been reset (the same checks, same errors).
 
-    The stock wrapper resolves every attribute that ``AECEnv.last`` reads through two
-    ``__getattr__`` layers, a quarter of a random-play step here."""
+    The stock wrapper resolves every attribute that ``AECEnv.last`` reads, and ``agents`` and
+    ``agent_selection`` in every ``step`` and turn of ``agent_iter``, through two
+    ``__getattr__`` layers: a quarter of a random-play step here."""
 
     def last(self, observe: bool = True):
         if not self._has_reset:
             return super().last(observe)
         return self.env.last(observe)
+
+    def step(self, action) -> None:
+        if self._has_reset and self.env.agents:
+            self._has_updated = True
+            self.env.step(action)
+        else:
+            super().step(action)
+
+    def agent_iter(self, max_iter: int = 2**63):
+        if not self._has_reset:
+            return super().agent_iter(max_iter)
+        return _OrderedTurns(self, max_iter)
+
+
+class _OrderedTurns(AECOrderEnforcingIterable):
+    def __iter__(self):
+        return _OrderedTurnIterator(self.env, self.max_iter)
+
+
+class _OrderedTurnIterator(AECOrderEnforcingIterator):
+    """``AECOrderEnforcingIterator`` reading the wrapped env's agents without ``__getattr__``."""
+
+    def __next__(self):
+        wrapper = self.env
+        env = wrapper.env
+        if not env.agents or self.iters_til_term <= 0:
+            raise StopIteration
+        self.iters_til_term -= 1
+        if not wrapper._has_updated:
+            raise AssertionError("need to call step() or reset() in a loop over `agent_iter`")
+        wrapper._has_updated = False
+        return env.agent_selection
 
 
 def wrap(raw: CardGameEnv) -> OrderEnforcingWrapper:
