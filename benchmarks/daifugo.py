@@ -10,7 +10,7 @@ Targets (this project's 2-core machine): engine >= 60,000 steps/s with legal-mov
 generation, wrapped 4-player env >= 15,000 steps/s, and every env at least 0.35 of its
 engine's steps/s in the same run (printed after the tables, with the bytes an env instance
 keeps and the bytes of one observation with its mask). The random agent draws from
-``info["legal_actions"]``, the legal ids the env offers beside the mask.
+``env.legal_actions()``, the legal ids the env offers beside the mask.
 """
 
 from __future__ import annotations
@@ -56,11 +56,11 @@ def env_steps(module, players: int, seed: int):
         env.reset()
         steps = 0
         for agent in env.agent_iter():
-            _obs, _reward, term, trunc, info = env.last()  # observation and mask built
+            _obs, _reward, term, trunc, _info = env.last()  # observation and mask built
             if term or trunc:
                 action = None
             else:
-                legal = info["legal_actions"]
+                legal = env.legal_actions()
                 action = legal[pick.randrange(len(legal))]
             env.step(action)
             steps += 1

@@ -14,7 +14,7 @@ Prints, in the format of :func:`climbrl.benchmarks.common.measure` (``climbrl be
     action mask computed every step (``env.last()``; target >= 15,000 steps/s, and at least
     0.35 of the engine's steps/s of the same run: the ratios follow the tables, with the bytes
     an env instance keeps and the bytes of one observation with its mask). The random agent
-    draws from ``info["legal_actions"]``, the legal ids the env offers beside the mask.
+    draws from ``env.legal_actions()``, the legal ids the env offers beside the mask.
 
 Random moves are drawn with ``random.Random.randrange`` (as in :mod:`climbrl.benchmarks.daifugo` and
 :mod:`climbrl.benchmarks.compare` for the peers), not numpy's ``Generator.integers``, whose per-call cost
@@ -105,11 +105,11 @@ def bench_env(seconds: float, seed: int, wrapped: bool = True, env=None) -> dict
     while time.perf_counter() - start < seconds:
         env.reset()
         for _ in env.agent_iter():
-            _obs, _, term, trunc, info = env.last()  # observation and mask built
+            _obs, _, term, trunc, _info = env.last()  # observation and mask built
             if term or trunc:
                 action = None
             else:
-                legal = info["legal_actions"]
+                legal = env.legal_actions()
                 action = legal[pick.randrange(len(legal))]
             env.step(action)
             steps += 1

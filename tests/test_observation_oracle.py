@@ -2,8 +2,7 @@
 writers as they were, from scratch): random games of every preset, player count and
 variant, every agent compared at every step, through the env, ``game.observe`` into a used
 buffer (the trainer's way) and ``seat_observation``; plus what the env hands out is never
-changed later, and the legal ids it offers (``legal_actions()``, ``info["legal_actions"]``)
-are the mask's."""
+changed later, and the legal ids it offers (``legal_actions()``) are the mask's."""
 
 from __future__ import annotations
 
@@ -66,10 +65,9 @@ def check_step(env, kept: list) -> None:
     legal = sorted(np.flatnonzero(oracle_mask(game, state, state.current_player)).tolist()
                    if not state.terminal else [])
     assert sorted(env.legal_actions()) == legal
-    for agent, info in raw.infos.items():  # the agents not yet stepped out at the end
-        offered = info["legal_actions"]
-        assert sorted(offered) == (legal if agent == env.agent_selection
-                                   and not state.terminal else [])
+    offered = env.legal_actions()
+    offered.append(-1)  # the caller's own list: the env's next answer is unchanged
+    assert sorted(env.legal_actions()) == legal
 
 
 def play(env, games: int, seed: int) -> int:
@@ -80,12 +78,12 @@ def play(env, games: int, seed: int) -> int:
         env.reset(seed=seed * 1000 + game)
         kept: list = []
         for _agent in env.agent_iter():
-            obs, _reward, term, trunc, info = env.last()
+            obs, _reward, term, trunc, _info = env.last()
             check_step(env, kept)
             if term or trunc:
                 env.step(None)
                 continue
-            legal = info["legal_actions"]
+            legal = env.legal_actions()
             np.testing.assert_array_equal(np.flatnonzero(obs["action_mask"]), sorted(legal))
             env.step(legal[pick.randrange(len(legal))])
             steps += 1

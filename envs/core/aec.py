@@ -13,9 +13,10 @@ numpy integer or a one-element integer array, and a float, bool, string or ``Non
 
 Speed: an observation is built only for the agent asked (``last()``, ``observe()``), by the
 engine's writer in a handful of numpy calls; what it returns is the caller's own (a new
-vector and mask every call, never written again by the env). The legal ids of the agent to
-move are offered as a list, ``legal_actions()`` and ``infos[agent]["legal_actions"]`` (empty
-for every other agent), so a player need not scan the mask.
+vector and mask every call, never written again by the env). ``legal_actions()`` lists the
+legal ids of the agent to move, so a player need not scan the mask. (They are not in
+``infos``: a list whose length changes every step breaks collectors that stack the infos,
+Tianshou's among them.)
 """
 
 from __future__ import annotations
@@ -84,8 +85,6 @@ class CardGameEnv(AECEnv, EzPickle):
         self._rng = np.random.default_rng()
         #: the engine state (named so as not to hide PettingZoo's ``AECEnv.state()``)
         self.game_state: State | None = None
-        self._offered: str | None = None
-        """the agent whose info holds the legal ids (every other agent's holds none)"""
 
     # -- PettingZoo API ------------------------------------------------------------------
 
@@ -146,10 +145,8 @@ class CardGameEnv(AECEnv, EzPickle):
             self._refresh_infos()
         if state.terminal:
             self.terminations = dict.fromkeys(self.agents, True)
-            self._offer_legal()
         else:
             self.agent_selection = self.possible_agents[state.current_player]
-            self._offer_legal()
         if self.render_mode == "human":
             self.render()
 
@@ -217,26 +214,8 @@ class CardGameEnv(AECEnv, EzPickle):
 
     def _refresh_infos(self) -> None:
         self.infos = {
-            a: {**self.game.info(self.game_state, self._seat[a]), "legal_actions": []}
-            for a in self.agents
+            a: self.game.info(self.game_state, self._seat[a]) for a in self.agents
         }
-        self._offered = None
-        self._offer_legal()
-
-    def _offer_legal(self) -> None:
-        """``infos[agent]["legal_actions"]``: the legal ids of the agent to move, a new list
-        each step; the agent that held them before gets an empty list."""
-        infos = self.infos
-        offered = self._offered
-        if offered is not None and offered in infos:
-            infos[offered]["legal_actions"] = []
-        state = self.game_state
-        agent = self.agent_selection
-        if state.terminal or agent not in infos:
-            self._offered = None
-            return
-        infos[agent]["legal_actions"] = list(state.legal_actions())
-        self._offered = agent
 
     def _illegal(self, agent: str, action: int) -> None:
         try:
@@ -254,9 +233,6 @@ class CardGameEnv(AECEnv, EzPickle):
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self.rewards[agent] = self.illegal_reward
         self._rewarded = True
-        if self._offered is not None:
-            self.infos[self._offered]["legal_actions"] = []
-            self._offered = None
         self._accumulate_rewards()
         self._deads_step_first()
 
