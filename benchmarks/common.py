@@ -108,3 +108,51 @@ def write_json(path: str | None, out: dict) -> None:
 
 def machine() -> str:
     return f"{platform.processor() or platform.machine()}, Python {platform.python_version()}"
+
+
+ENV_TARGET = 0.35
+"""the least share of its engine's random-play steps/s an env should keep (observation and
+mask every step)"""
+
+
+def print_ratios(title: str, steps: dict[str, list[float]], pairs: dict[str, str],
+                 target: float = ENV_TARGET) -> dict[str, float]:
+    """For each ``env case -> engine case`` of ``pairs``, the env's median steps/s over its
+    engine's, from this run's figures; a line per case, flagged below ``target``."""
+    print(f"\n{title}")
+    print(f"{'case':<44}{'env/engine':>14}  target >= {target:g}")
+    ratios = {}
+    for env_case, engine_case in pairs.items():
+        ratio = summary(steps[env_case])[0] / summary(steps[engine_case])[0]
+        ratios[env_case] = ratio
+        flag = "" if ratio >= target else "  (below target)"
+        print(f"{env_case:<44}{ratio:>14.2f}{flag}", flush=True)
+    return ratios
+
+
+def env_bytes(make: Callable[[], Any]) -> tuple[int, int]:
+    """``(bytes one env instance keeps, bytes of one observation and its mask)``: what making
+    and resetting a second env of ``make()`` leaves allocated (so caches the first one filled,
+    shared by every env of the game, are not counted), and the arrays ``last()`` hands out."""
+    import tracemalloc
+
+    make().reset(seed=0)
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        env = make()
+        env.reset(seed=0)
+        kept = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    obs = env.last()[0]
+    return kept, sum(array.nbytes for array in obs.values())
+
+
+def print_bytes(title: str, makers: dict[str, Callable[[], Any]]) -> None:
+    """A line per env: :func:`env_bytes`."""
+    print(f"\n{title}")
+    print(f"{'case':<44}{'bytes/env':>14}{'bytes/obs':>14}")
+    for name, make in makers.items():
+        kept, per_obs = env_bytes(make)
+        print(f"{name:<44}{kept:>14,}{per_obs:>14,}", flush=True)

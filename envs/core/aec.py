@@ -10,6 +10,13 @@ Input is checked, never converted (:mod:`climbrl.envs.core.checks`): ``step`` ta
 numpy integer or a one-element integer array, and a float, bool, string or ``None`` is a
 ``TypeError`` before anything changes; seats, agents, seeds and options likewise. ``view``,
 ``legal_actions`` and ``deal_code`` before ``reset`` are a ``RuntimeError`` saying so.
+
+Speed: an observation is built only for the agent asked (``last()``, ``observe()``), by the
+engine's writer in a handful of numpy calls; what it returns is the caller's own (a new
+vector and mask every call, never written again by the env). ``legal_actions()`` lists the
+legal ids of the agent to move, so a player need not scan the mask. (They are not in
+``infos``: a list whose length changes every step breaks collectors that stack the infos,
+Tianshou's among them.)
 """
 
 from __future__ import annotations
@@ -28,6 +35,10 @@ try:
     from gymnasium.utils import EzPickle
     from pettingzoo import AECEnv
     from pettingzoo.utils.wrappers import OrderEnforcingWrapper
+    from pettingzoo.utils.wrappers.order_enforcing import (
+        AECOrderEnforcingIterable,
+        AECOrderEnforcingIterator,
+    )
 except ImportError as err:  # the engines work without them; the environments do not
     raise ImportError(f"the climbrl environments need gymnasium and pettingzoo>={PETTINGZOO_FLOOR} "
                       f"({err}); the engines climbrl.envs.daifugo and climbrl.envs.doudizhu need numpy only") from err
@@ -74,7 +85,6 @@ class CardGameEnv(AECEnv, EzPickle):
         self._rng = np.random.default_rng()
         #: the engine state (named so as not to hide PettingZoo's ``AECEnv.state()``)
         self.game_state: State | None = None
-        self._legal: set[int] | None = None
 
     # -- PettingZoo API ------------------------------------------------------------------
 
@@ -94,16 +104,17 @@ class CardGameEnv(AECEnv, EzPickle):
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self._refresh_infos()
-        self._legal = None
         self._rewarded = False
         self.agent_selection = self.possible_agents[self.game_state.current_player]
+        self._refresh_infos()
         if self.render_mode == "human":
             self.render()
 
     def observe(self, agent):
-        state = self._started("observe")
-        return seat_observation(self.game, state, self._seat[self._agent(agent)])
+        seat = self._seat.get(agent) if type(agent) is str else None
+        if seat is None:
+            seat = self._seat[self._agent(agent)]
+        return seat_observation(self.game, self._started("observe"), seat)
 
     def step(self, action) -> None:
         agent = self.agent_selection
@@ -172,9 +183,9 @@ class CardGameEnv(AECEnv, EzPickle):
         return self.game.action_from_str(text, self.game_state)
 
     def legal_actions(self) -> list[int]:
-        """Legal action ids for the agent to move."""
+        """Legal action ids for the agent to move (a new list: the caller's own)."""
         state = self._started("legal_actions")
-        return [] if state.terminal else state.legal_actions()
+        return [] if state.terminal else list(state.legal_actions())
 
     # -- internals ------------------------------------------------------------------------
 
@@ -227,15 +238,49 @@ class CardGameEnv(AECEnv, EzPickle):
 
 
 class OrderEnforced(OrderEnforcingWrapper):
-    """PettingZoo's order enforcing, with ``last()`` answered by the wrapped env in one call.
+    """PettingZoo's order enforcing, with ``last()``, ``step()`` and ``agent_iter()`` answered
+    by the wrapped env directly once it has been reset (the same checks, same errors).
 
-    The stock wrapper resolves every attribute that ``AECEnv.last`` reads through two
-    ``__getattr__`` layers, a quarter of a random-play step here."""
+    The stock wrapper resolves every attribute that ``AECEnv.last`` reads, and ``agents`` and
+    ``agent_selection`` in every ``step`` and turn of ``agent_iter``, through two
+    ``__getattr__`` layers: a quarter of a random-play step here."""
 
     def last(self, observe: bool = True):
         if not self._has_reset:
             return super().last(observe)
         return self.env.last(observe)
+
+    def step(self, action) -> None:
+        if self._has_reset and self.env.agents:
+            self._has_updated = True
+            self.env.step(action)
+        else:
+            super().step(action)
+
+    def agent_iter(self, max_iter: int = 2**63):
+        if not self._has_reset:
+            return super().agent_iter(max_iter)
+        return _OrderedTurns(self, max_iter)
+
+
+class _OrderedTurns(AECOrderEnforcingIterable):
+    def __iter__(self):
+        return _OrderedTurnIterator(self.env, self.max_iter)
+
+
+class _OrderedTurnIterator(AECOrderEnforcingIterator):
+    """``AECOrderEnforcingIterator`` reading the wrapped env's agents without ``__getattr__``."""
+
+    def __next__(self):
+        wrapper = self.env
+        env = wrapper.env
+        if not env.agents or self.iters_til_term <= 0:
+            raise StopIteration
+        self.iters_til_term -= 1
+        if not wrapper._has_updated:
+            raise AssertionError("need to call step() or reset() in a loop over `agent_iter`")
+        wrapper._has_updated = False
+        return env.agent_selection
 
 
 def wrap(raw: CardGameEnv) -> OrderEnforcingWrapper:

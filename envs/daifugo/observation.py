@@ -196,7 +196,12 @@ class _Writer:
         top = _largest(rules.points)
         for place, points in enumerate(rules.points):
             tail[o["place_points"] + place] = points / top
-        self.template = tail
+        self.template = np.array(tail, np.float32)
+        #: absolute index of every field written per step (the card fields' joker slots:
+        #: their last slot), so a step's values go in with one indexed write
+        self.at = {n: sl.start for n, sl in layout.slices.items()}
+        self.joker_slots = [sl.stop - 1 for sl in self.card_fields]
+        self.joker_bits = (1 << deck.jokers) - 1
 
 
 def _writer(game) -> _Writer:
@@ -207,81 +212,103 @@ def _writer(game) -> _Writer:
 
 
 def observe(game, state, seat: int, out: np.ndarray | None = None) -> np.ndarray:
+    """The observation of ``seat`` (the module table), into ``out`` when given: every entry is
+    written, whatever ``out`` held. A handful of numpy calls and no per-card Python loop: the
+    card fields in one unpack, the table's fields in one copy of the template, and every value
+    that the state sets in one indexed write."""
     w = _writer(game)
     obs = np.empty(w.layout.size, np.float32) if out is None else out
     players = game.num_players
     rows = game.seat_rows
-    order = [(seat + i) % players for i in range(players)]
 
     # the five card fields (contiguous at the start) in one unpack: each mask in its own
-    # 64-bit-aligned block, copies of two decks added, then the joker count per field
+    # 64-bit-aligned block, copies of two decks added; the jokers are counted below
     # an unsuited play's real cards are public by rank only (module docstring)
     cat = game.catalog
     a = state.pile
     pile_cards = state.pile_cards
     if w.has_unsuited and a >= 0 and cat.unsuited[a]:
         pile_cards &= game.deck.joker_mask
-    packed = (
-        state.hands[seat]
-        | (state.played & ~state.unsuited) << w.stride
-        | pile_cards << 2 * w.stride
-        | state.gave[seat] << 3 * w.stride
-        | state.received[seat] << 4 * w.stride
-    )
+    hand = state.hands[seat]
+    played = state.played & ~state.unsuited
+    gave = state.gave[seat]
+    received = state.received[seat]
+    stride = w.stride
+    packed = hand | played << stride | pile_cards << 2 * stride | gave << 3 * stride | (
+        received << 4 * stride)
     raw = np.frombuffer(packed.to_bytes(w.card_bytes, "little"), np.uint8)
-    bits = np.unpackbits(raw, bitorder="little").reshape(w.card_rows, w.stride)
+    bits = np.unpackbits(raw, bitorder="little").reshape(w.card_rows, stride)
     cards = obs[: w.card_end].reshape(w.card_rows, w.card_slots)
-    cards[:, :CARDS_PER_DECK] = bits[:, :CARDS_PER_DECK]
-    for copy in range(1, w.decks):
-        cards[:, :CARDS_PER_DECK] += bits[:, copy * CARDS_PER_DECK : (copy + 1) * CARDS_PER_DECK]
-    if w.jokers:
-        cards[:, CARDS_PER_DECK] = bits[:, w.real : w.real + w.jokers].sum(axis=1)
+    if w.decks == 1:
+        cards[:, :CARDS_PER_DECK] = bits[:, :CARDS_PER_DECK]
     else:
-        cards[:, CARDS_PER_DECK] = 0
+        np.add(bits[:, :CARDS_PER_DECK], bits[:, CARDS_PER_DECK : 2 * CARDS_PER_DECK],
+               out=cards[:, :CARDS_PER_DECK])
+        for copy in range(2, w.decks):
+            cards[:, :CARDS_PER_DECK] += bits[:, copy * CARDS_PER_DECK : (copy + 1) * CARDS_PER_DECK]
 
-    # every other field: a copy of the table's fields, the state's written in, copied once
-    tail = w.template.copy()
-    o = w.offset
+    # every other field: the table's (a copy of the template), then the state's values
+    obs[w.card_end :] = w.template
+    real, joker_bits = w.real, w.joker_bits
+    at = w.at
+    idx = list(w.joker_slots)
+    vals = [(hand >> real & joker_bits).bit_count(), (played >> real & joker_bits).bit_count(),
+            (pile_cards >> real & joker_bits).bit_count(),
+            (gave >> real & joker_bits).bit_count(), (received >> real & joker_bits).bit_count()]
     scale = w.score_scale
-    for row, s in enumerate(order):
-        tail[o["hand_counts"] + row] = state.hands[s].bit_count()
-        tail[o["passed"] + row] = state.passed >> s & 1
-        tail[o["active"] + row] = state.active >> s & 1
-        if state.places[s] >= 0:
-            tail[o["places"] + row * rows + state.places[s]] = 1
-        if state.titles[s] >= 0:
-            tail[o["titles"] + row * rows + state.titles[s]] = 1
-        tail[o["scores"] + row] = state.scores[s] * scale
+    hand_counts, scores = at["hand_counts"], at["scores"]
+    passed, active = state.passed, state.active
+    places, titles = state.places, state.titles
+    hands, points = state.hands, state.scores
+    for row in range(players):
+        s = seat + row
+        if s >= players:
+            s -= players
+        idx += (hand_counts + row, scores + row)
+        vals += (hands[s].bit_count(), points[s] * scale)
+        if passed >> s & 1:
+            idx.append(at["passed"] + row)
+            vals.append(1)
+        if active >> s & 1:
+            idx.append(at["active"] + row)
+            vals.append(1)
+        if places[s] >= 0:
+            idx.append(at["places"] + row * rows + places[s])
+            vals.append(1)
+        if titles[s] >= 0:
+            idx.append(at["titles"] + row * rows + titles[s])
+            vals.append(1)
     if w.has_unsuited:
         deck = game.deck
-        for r, n in enumerate(deck.rank_counts(state.unsuited)):
-            tail[o["played_ranks"] + r] = n
+        start = at["played_ranks"]
+        idx += range(start, start + NUM_RANKS)
+        vals += deck.rank_counts(state.unsuited)
         if a >= 0 and cat.unsuited[a]:
-            for r, n in enumerate(deck.rank_counts(state.pile_cards)):
-                tail[o["pile_ranks"] + r] = n
+            start = at["pile_ranks"]
+            idx += range(start, start + NUM_RANKS)
+            vals += deck.rank_counts(state.pile_cards)
     if a >= 0:
-        tail[o["pile_shape"] + cat.kind[a]] = 1
-        tail[o["pile_size"]] = cat.msize[a]
-        tail[o["pile_low"] + cat.low[a]] = 1
-        tail[o["pile_high"] + cat.high[a]] = 1
-        tail[o["pile_owner"] + (state.last_player - seat) % players] = 1
+        idx += (at["pile_shape"] + cat.kind[a], at["pile_size"], at["pile_low"] + cat.low[a],
+                at["pile_high"] + cat.high[a],
+                at["pile_owner"] + (state.last_player - seat) % players)
+        vals += (1, cat.msize[a], 1, 1, 1)
     else:
-        tail[o["pile_shape"]] = 1
-    f0 = o["flags"]
-    tail[f0] = state.revolution
-    tail[f0 + 1] = state.jack_back
-    tail[f0 + 2] = state.revolution != state.jack_back
-    tail[f0 + 3] = state.lock != 0
+        idx.append(at["pile_shape"])
+        vals.append(1)
+    f0 = at["flags"]
+    idx += (f0, f0 + 1, f0 + 2, f0 + 3)
+    vals += (state.revolution, state.jack_back, state.revolution != state.jack_back,
+             state.lock != 0)
     for s in iter_bits(state.lock):
-        tail[o["lock_suits"] + s] = 1
-    tail[o["to_give"]] = sum(e[2] for e in state.pending if e[0] == seat)
+        idx.append(at["lock_suits"] + s)
+        vals.append(1)
     current = min(state.round, w.last_round)
-    tail[o["round"]] = current
-    tail[o["rounds_left"]] = w.last_round - current
-    tail[o["phase"] + state.phase] = 1
+    idx += (at["to_give"], at["round"], at["rounds_left"], at["phase"] + state.phase)
+    vals += (sum(e[2] for e in state.pending if e[0] == seat), current, w.last_round - current, 1)
     if state.current_player >= 0:
-        tail[o["to_move"] + (state.current_player - seat) % players] = 1
-    obs[w.card_end :] = tail
+        idx.append(at["to_move"] + (state.current_player - seat) % players)
+        vals.append(1)
+    obs[idx] = vals
     return obs
 
 
