@@ -40,6 +40,8 @@ CAMP_MOVES = 100
 CAMP_AFTER_S = 15.0
 """...or on any turn once it has played this long"""
 MAX_FRAME = 1 << 24
+STOP_GRACE_S = SLOW_HEADER_S + 2.0
+"""how long the clients have to stop once told"""
 CONNECT_TIMEOUT_S = 30.0
 SPAM_GAME = {"game": "doudizhu", "players": 4, "mode": "cpu", "pace_ms": 0}
 
@@ -251,10 +253,15 @@ async def abuse(port: int, seed: int, level: str, stop: asyncio.Event) -> AbuseS
     tasks += [creator(url, seed + SPAMMERS + i, stop, stats) for i in range(CREATORS)]
     tasks += [slow_headers(port, i, stop, stats) for i in range(SLOW_SOCKETS)]
     tasks += [idle_socket(url, stop, stats) for _ in range(IDLE_SOCKETS)]
-    results = await asyncio.gather(*tasks, return_exceptions=True)
-    for r in results:
-        if isinstance(r, BaseException):
-            stats.failed[type(r).__name__] += 1
+    running = [asyncio.create_task(t) for t in tasks]
+    await stop.wait()
+    done, pending = await asyncio.wait(running, timeout=STOP_GRACE_S)
+    for t in pending:  # a send the server does not read, a close it does not answer
+        t.cancel()
+        stats.failed["still sending when stopped"] += 1
+    for t in done:
+        if t.exception() is not None:
+            stats.failed[type(t.exception()).__name__] += 1
     return stats
 
 
