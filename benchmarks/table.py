@@ -54,7 +54,7 @@ from pathlib import Path
 from climbrl.policies import LEVELS
 
 from .common import machine
-from .table_abuse import run_abusers
+from .table_abuse import KINDS, run_abusers
 
 ROOT = Path(__file__).resolve().parent.parent
 PLAYERS = {"daifugo": 4, "president": 4, "doudizhu": 3}
@@ -226,12 +226,12 @@ def memory_figures(samples: list[tuple[float, float]], warm_s: float = WARM_S) -
             "peak": max(mb for _, mb in samples), "flat": last <= FLAT_RATIO * warm}
 
 
-def start_abusers(port: int, seed: int, level: str):
+def start_abusers(port: int, seed: int, level: str, kinds: tuple[str, ...]):
     """The abusive clients in a process of their own (:mod:`.table_abuse`); returns the
     process and the pipe that stops it and brings back its figures."""
     ctx = multiprocessing.get_context("spawn")
     ours, theirs = ctx.Pipe()
-    proc = ctx.Process(target=run_abusers, args=(port, seed, level, theirs), daemon=True)
+    proc = ctx.Process(target=run_abusers, args=(port, seed, level, kinds, theirs), daemon=True)
     proc.start()
     return proc, ours
 
@@ -270,7 +270,7 @@ async def run(args, abuse: bool = False) -> dict:
                 workers_warm[0] = workers
             await asyncio.sleep(SAMPLE_S)
 
-    abusers = start_abusers(port, args.seed, args.level) if abuse else None
+    abusers = start_abusers(port, args.seed, args.level, args.abusers) if abuse else None
     server_cpu0 = cpu_seconds(proc.pid)
     client_cpu0 = time.process_time()
     start = time.perf_counter()
@@ -303,7 +303,7 @@ async def run(args, abuse: bool = False) -> dict:
     all_moves = sum(stats.last_v.values())
     return {
         "rooms": args.rooms, "games": games, "level": args.level, "matches": args.matches,
-        "seed": args.seed, "abuse": abuse,
+        "seed": args.seed, "abuse": abuse, "abusers_run": list(args.abusers) if abuse else [],
         "elapsed_s": elapsed, "people_moves": stats.people_moves,
         "people_moves_per_s": stats.people_moves / elapsed, "all_ops": all_moves,
         "all_ops_per_s": all_moves / elapsed,
@@ -324,7 +324,7 @@ def report(r: dict) -> None:
     """Print one run's figures."""
     print(f"table server load: {r['rooms']} rooms at once ({', '.join(r['games'])}), "
           f"{r['level']} CPUs, {r['matches']} match(es) each, seed {r['seed']}, "
-          f"{'WITH' if r['abuse'] else 'without'} abusers; {machine()}, {os.cpu_count()} cores")
+          f"{'WITH abusers (' + ', '.join(r['abusers_run']) + ')' if r['abuse'] else 'without abusers'}; {machine()}, {os.cpu_count()} cores")
     print(f"  elapsed          {r['elapsed_s']:.1f} s")
     print(f"  people's moves   {r['people_moves']} ({r['people_moves_per_s']:.1f}/s)")
     print(f"  all ops          {r['all_ops']} ({r['all_ops_per_s']:.1f}/s, people + CPUs + seats)")
@@ -362,7 +362,7 @@ def report(r: dict) -> None:
 
 
 def main(argv=None) -> None:
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p = argparse.ArgumentParser(prog="python -m climbrl.benchmarks.table", description=__doc__.split("\n")[0])
     p.add_argument("--rooms", type=int, default=100)
     p.add_argument("--matches", type=int, default=1, help="whole matches per room")
     p.add_argument("--games", default="daifugo,president,doudizhu")
@@ -372,6 +372,8 @@ def main(argv=None) -> None:
     p.add_argument("--seed", type=int, default=0, help="the bots' first seed (room i plays seed + i)")
     p.add_argument("--abuse", action="store_true",
                    help="abusive clients inside the documented limits beside the rooms")
+    p.add_argument("--abusers", default=",".join(KINDS),
+                   help=f"which abusers --abuse runs, of {','.join(KINDS)} (default: all)")
     p.add_argument("--compare", action="store_true",
                    help="run without and then with the abusers (same seed) and compare the p99s")
     p.add_argument("--kill-every", type=float, default=None, metavar="SECONDS",
@@ -419,6 +421,10 @@ def check_args(parser: argparse.ArgumentParser, args) -> None:
         parser.error(f"--kill-every must be more than 0 seconds, got {args.kill_every}")
     if args.kill_every is not None and (args.abuse or args.compare):
         parser.error("--kill-every is a run of its own: leave out --abuse and --compare")
+    args.abusers = tuple(args.abusers.split(","))
+    unknown = [k for k in args.abusers if k not in KINDS]
+    if unknown:
+        parser.error(f"--abusers: unknown kind {unknown[0]!r}; kinds are {','.join(KINDS)}")
     if args.kills is not None and (args.kill_every is None or args.kills < 1):
         parser.error(f"--kills must be 1 or more, with --kill-every; got {args.kills}")
     if args.level not in LEVELS:

@@ -13,7 +13,8 @@ their own so that their work does not slow the measuring bots:
     :data:`SLOW_HEADER_S` seconds and never finish the request;
   * idle WebSockets: :data:`IDLE_SOCKETS` connect, read the ``hello`` and send nothing.
 
-:func:`run_abusers` runs them until told to stop and returns what happened to them.
+:func:`run_abusers` runs them (all, or the :data:`KINDS` asked for) until told to stop and
+returns what happened to them.
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ from typing import Any
 
 from climbrl.play.server.protocol import BURST, RATE_PER_S
 
+KINDS = ("spam", "create", "slow", "idle")
+"""settings/hint spam, room-creation spam, slow-header HTTP clients, idle WebSockets"""
 SPAMMERS = 4
 CREATORS = 5
 SLOW_SOCKETS = 200
@@ -40,6 +43,8 @@ CAMP_MOVES = 100
 CAMP_AFTER_S = 15.0
 """...or on any turn once it has played this long"""
 MAX_FRAME = 1 << 24
+RETRY_S = 1.0
+"""a spammer refused its room (the CPUs busy) asks again this often"""
 STOP_GRACE_S = SLOW_HEADER_S + 2.0
 """how long the clients have to stop once told"""
 CONNECT_TIMEOUT_S = 30.0
@@ -94,21 +99,29 @@ async def _paced(interval: float, stop: asyncio.Event, step) -> None:
 
 
 async def spammer(url: str, seed: int, level: str, stop: asyncio.Event, stats: AbuseStats) -> None:
-    """``settings`` and ``hint`` just under the rate limit from a 4-player Dou Dizhu room."""
+    """``settings`` and ``hint`` just under the rate limit from a 4-player Dou Dizhu room (a
+    ``create`` refused as ``busy`` is asked again every :data:`RETRY_S`)."""
     from websockets.asyncio.client import connect
 
     rng = random.Random(seed)
     who = "spam"
     async with connect(url, max_size=MAX_FRAME, open_timeout=CONNECT_TIMEOUT_S) as ws:
         await ws.recv()  # hello
-        await ws.send(json.dumps({"type": "create", "id": 0, "level": level, "rounds": 1, **SPAM_GAME}))
         state: dict[str, Any] = {}
         start = time.monotonic()
+        asked = {"hint": 0, "settings": 0}
+        room = [None]
+        create = {"waiting": False, "refused_at": -RETRY_S}
 
         async def read() -> None:
             async for raw in ws:
                 msg = json.loads(raw)
                 _count(stats, who, msg, len(raw))
+                if msg.get("type") == "joined":
+                    room[0] = msg["room"]
+                    create["waiting"] = False
+                if msg.get("type") == "error" and msg.get("re") == "create":
+                    create.update(waiting=False, refused_at=time.monotonic())
                 if msg.get("type") == "state":
                     state.update(msg)
 
@@ -116,29 +129,37 @@ async def spammer(url: str, seed: int, level: str, stop: asyncio.Event, stats: A
         counter = [False]
         acted = [-1]
 
+        def choose() -> dict[str, Any] | None:
+            if room[0] is None:
+                if create["waiting"] or time.monotonic() - create["refused_at"] < RETRY_S:
+                    return None
+                create["waiting"] = True
+                return {"type": "create", "id": "create", "level": level, "rounds": 1, **SPAM_GAME}
+            mine = state.get("your_turn") and state.get("moves")
+            camping = mine and (len(state["moves"]) >= CAMP_MOVES or time.monotonic() - start >= CAMP_AFTER_S)
+            fresh = state.get("v") != acted[0]
+            if fresh and (state.get("match") or {}).get("over") or fresh and state.get("result") and state.get("turn") is None:
+                acted[0] = state["v"]
+                return {"type": "next"}
+            if mine and not camping and fresh:
+                acted[0] = state["v"]
+                return {"type": "move", "action": rng.choice(state["moves"])["action"], "v": state["v"]}
+            if camping and asked["hint"] <= asked["settings"]:
+                asked["hint"] += 1
+                return {"type": "hint"}
+            asked["settings"] += 1
+            counter[0] = not counter[0]
+            return {"type": "settings", "counter": counter[0]}
+
         async def step() -> None:
             if reader.done():
                 stop_reason = "closed" if reader.exception() is None else type(reader.exception()).__name__
                 stats.closed_by_server[f"{who}:{stop_reason}"] += 1
                 raise _Done
-            mine = state.get("your_turn") and state.get("moves")
-            camping = mine and (len(state["moves"]) >= CAMP_MOVES or time.monotonic() - start >= CAMP_AFTER_S)
-            if state.get("match") and state["match"].get("over") and state["v"] != acted[0]:
-                acted[0] = state["v"]
-                message = {"type": "next"}
-            elif state.get("result") and state.get("turn") is None and state["v"] != acted[0]:
-                acted[0] = state["v"]
-                message = {"type": "next"}
-            elif mine and not camping and state["v"] != acted[0]:
-                acted[0] = state["v"]
-                message = {"type": "move", "action": rng.choice(state["moves"])["action"], "v": state["v"]}
-            elif camping and stats.sent[f"{who}:hint"] <= stats.sent[f"{who}:settings"]:
-                message = {"type": "hint"}
-            else:
-                counter[0] = not counter[0]
-                message = {"type": "settings", "counter": counter[0]}
-            stats.sent[f"{who}:{message['type']}"] += 1
-            await ws.send(json.dumps(message))
+            message = choose()
+            if message is not None:
+                stats.sent[f"{who}:{message['type']}"] += 1
+                await ws.send(json.dumps(message))
 
         try:
             await _paced(1.0 / (SPAM_SHARE * RATE_PER_S), stop, step)
@@ -158,7 +179,9 @@ def _rules(options: list[dict[str, Any]], rng: random.Random) -> dict[str, Any]:
 
 
 async def creator(url: str, seed: int, stop: asyncio.Event, stats: AbuseStats) -> None:
-    """``create`` at the rate limit, every room with rules of its own."""
+    """``create`` at the rate limit, every room with rules of its own: the next as soon as
+    the last is answered (``joined`` or an ``error``) and the rate allows, so what the server
+    has not read yet never piles up."""
     from websockets.asyncio.client import connect
 
     rng = random.Random(seed)
@@ -166,17 +189,29 @@ async def creator(url: str, seed: int, stop: asyncio.Event, stats: AbuseStats) -
     async with connect(url, max_size=MAX_FRAME, open_timeout=CONNECT_TIMEOUT_S) as ws:
         games = json.loads(await ws.recv())["games"]
         names = sorted(games)
+        answered = asyncio.Event()
+        answered.set()
 
         async def read() -> None:
             async for raw in ws:
-                _count(stats, who, json.loads(raw), len(raw))
+                msg = json.loads(raw)
+                _count(stats, who, msg, len(raw))
+                if msg.get("type") in ("joined", "error"):
+                    answered.set()
 
         reader = asyncio.create_task(read())
 
         async def step() -> None:
+            waiting = [asyncio.create_task(answered.wait()), asyncio.create_task(stop.wait())]
+            await asyncio.wait([*waiting, reader], return_when=asyncio.FIRST_COMPLETED)
+            for task in waiting:
+                task.cancel()
             if reader.done():
                 stats.closed_by_server[who] += 1
                 raise _Done
+            if stop.is_set():
+                return
+            answered.clear()
             game = rng.choice(names)
             options = games[game]
             stats.sent[f"{who}:create"] += 1
@@ -186,7 +221,6 @@ async def creator(url: str, seed: int, stop: asyncio.Event, stats: AbuseStats) -
                                       "rules": _rules(options["rules"], rng)}))
 
         try:
-            await asyncio.sleep(BURST / RATE_PER_S)  # the creates below never dip into the burst
             await _paced(1.0 / RATE_PER_S, stop, step)
         except _Done:
             pass
@@ -245,14 +279,20 @@ class _Done(Exception):
     """A paced client's connection is gone."""
 
 
-async def abuse(port: int, seed: int, level: str, stop: asyncio.Event) -> AbuseStats:
-    """Every abusive client at once until ``stop``; what happened to them."""
+async def abuse(port: int, seed: int, level: str, stop: asyncio.Event, kinds=KINDS) -> AbuseStats:
+    """The abusive clients of ``kinds`` (:data:`KINDS`) at once until ``stop``; what happened
+    to them."""
     url = f"ws://127.0.0.1:{port}/ws"
     stats = AbuseStats()
-    tasks = [spammer(url, seed + i, level, stop, stats) for i in range(SPAMMERS)]
-    tasks += [creator(url, seed + SPAMMERS + i, stop, stats) for i in range(CREATORS)]
-    tasks += [slow_headers(port, i, stop, stats) for i in range(SLOW_SOCKETS)]
-    tasks += [idle_socket(url, stop, stats) for _ in range(IDLE_SOCKETS)]
+    tasks = []
+    if "spam" in kinds:
+        tasks += [spammer(url, seed + i, level, stop, stats) for i in range(SPAMMERS)]
+    if "create" in kinds:
+        tasks += [creator(url, seed + SPAMMERS + i, stop, stats) for i in range(CREATORS)]
+    if "slow" in kinds:
+        tasks += [slow_headers(port, i, stop, stats) for i in range(SLOW_SOCKETS)]
+    if "idle" in kinds:
+        tasks += [idle_socket(url, stop, stats) for _ in range(IDLE_SOCKETS)]
     running = [asyncio.create_task(t) for t in tasks]
     await stop.wait()
     done, pending = await asyncio.wait(running, timeout=STOP_GRACE_S)
@@ -265,7 +305,7 @@ async def abuse(port: int, seed: int, level: str, stop: asyncio.Event) -> AbuseS
     return stats
 
 
-def run_abusers(port: int, seed: int, level: str, conn) -> None:
+def run_abusers(port: int, seed: int, level: str, kinds: tuple[str, ...], conn) -> None:
     """The abusers' process: run until ``conn`` (a pipe) says stop, then send back the
     :class:`AbuseStats` as a dict."""
 
@@ -274,7 +314,7 @@ def run_abusers(port: int, seed: int, level: str, conn) -> None:
         loop = asyncio.get_running_loop()
         loop.add_reader(conn.fileno(), stop.set)
         try:
-            return await abuse(port, seed, level, stop)
+            return await abuse(port, seed, level, stop, kinds)
         finally:
             loop.remove_reader(conn.fileno())
 
