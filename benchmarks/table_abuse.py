@@ -3,10 +3,11 @@ load benchmark's rooms (``python -m climbrl.benchmarks.table --abuse``), in a pr
 their own so that their work does not slow the measuring bots:
 
   * ``settings`` and ``hint`` spam: :data:`SPAMMERS` connections, each in a 4-player Dou Dizhu
-    room of its own (the heaviest frames), send a message every ``1 / (0.9 * rate)`` seconds
-    (just under :data:`~climbrl.play.server.protocol.RATE_PER_S`): ``settings`` (answered with
-    a full state frame) and, on their turn, ``hint``; on a turn with many moves they stop
-    moving and only ask, so that every frame carries the whole list;
+    room of its own (the heaviest frames), play until a turn of theirs with at least
+    :data:`CAMP_MOVES` legal moves (or any turn after :data:`CAMP_AFTER_S`), then stop moving
+    and send ``settings`` (answered with a full state frame, the whole list of moves) and
+    ``hint`` in turn, one every ``1 / (0.9 * rate)`` seconds (just under
+    :data:`~climbrl.play.server.protocol.RATE_PER_S`);
   * room-creation spam: :data:`CREATORS` connections send ``create`` at the rate limit, each a
     room of its own rules (``friends`` mode: no CPU, which admission control would refuse);
   * slow-header HTTP clients: :data:`SLOW_SOCKETS` sockets send one header line every
@@ -26,7 +27,7 @@ import time
 from collections import Counter
 from typing import Any
 
-from climbrl.play.server.protocol import BURST, RATE_PER_S
+from climbrl.play.server.protocol import RATE_PER_S
 
 KINDS = ("spam", "create", "slow", "idle")
 """settings/hint spam, room-creation spam, slow-header HTTP clients, idle WebSockets"""
@@ -144,7 +145,9 @@ async def spammer(url: str, seed: int, level: str, stop: asyncio.Event, stats: A
             if mine and not camping and fresh:
                 acted[0] = state["v"]
                 return {"type": "move", "action": rng.choice(state["moves"])["action"], "v": state["v"]}
-            if camping and asked["hint"] <= asked["settings"]:
+            if not camping:  # a settings op bumps the version, and the room's CPUs think again
+                return None
+            if asked["hint"] <= asked["settings"]:
                 asked["hint"] += 1
                 return {"type": "hint"}
             asked["settings"] += 1
