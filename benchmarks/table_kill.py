@@ -2,8 +2,10 @@
 --kill-every 10``): every move the server acknowledged is in its room after a restart.
 
 ``climbrl serve`` plays ``--rooms`` rooms against the computer (one bot per room, as in the
-load benchmark, playing match after match), and is killed with SIGKILL every ``--kill-every``
-seconds of its life and started again on the same database file, for ``--timeout`` seconds.
+load benchmark, playing match after match), and is killed with SIGKILL ``--kill-every``
+seconds after every room is playing again, and started again on the same database file, for
+``--timeout`` seconds (the bots reconnect as soon as it serves again, its stored rooms
+restored; a restart counts until it is ready, its CPU workers started).
 A move is *acknowledged* when the ``state`` answering its id arrives; that frame's version
 ``v`` counts the room's ops, so the move is the room's op ``v - 1``. After each restart:
 
@@ -33,7 +35,7 @@ from .table import PLAYERS, free_port, start_server
 RECONNECT_S = 0.2
 """a bot whose server is down tries again this often"""
 REJOIN_WAIT_S = 30.0
-"""how long the run waits for every bot to rejoin after the last restart"""
+"""how long the run waits for every bot to rejoin after a restart"""
 REFUSED_WAIT_S = 1.0
 """a bot refused a room (the CPUs busy) asks again after this long"""
 MAX_FRAME = 1 << 22
@@ -56,6 +58,7 @@ class RoomBot:
         self.acked: list[tuple[int, int, int]] = []
         self.last: dict[str, Any] | None = None
         self.rejoins = 0
+        self.rejoined_at = float("-inf")
         self.refused = 0
         self.lost: set[tuple[str, int]] = set()
         self.problems: list[str] = []
@@ -122,6 +125,7 @@ class RoomBot:
         """The room after a restart: every acknowledged move still counted, and the table as
         the bot left it when nothing was played since."""
         self.rejoins += 1
+        self.rejoined_at = time.perf_counter()
         v = msg["v"]
         behind = [(self.room, a[0]) for a in self.acked if a[0] > v]
         if behind:
@@ -156,6 +160,19 @@ def missing_moves(db: Path, acked: dict[str, list[tuple[int, int, int]]]) -> set
     return missing
 
 
+def _away(bot: RoomBot, since: float) -> bool:
+    """The bot has a room and has not rejoined it since ``since``."""
+    return bot.room is not None and not bot.gone and bot.rejoined_at < since
+
+
+async def _rejoined(bots: list[RoomBot], since: float) -> None:
+    """Wait (at most :data:`REJOIN_WAIT_S`) for every bot to rejoin its room after a restart,
+    so that the next kill finds them all playing."""
+    deadline = time.perf_counter() + REJOIN_WAIT_S
+    while time.perf_counter() < deadline and any(_away(b, since) for b in bots):
+        await asyncio.sleep(RECONNECT_S)
+
+
 async def durability(args) -> dict[str, Any]:
     """The kill-and-restart run; its figures."""
     port = free_port()
@@ -166,7 +183,7 @@ async def durability(args) -> dict[str, Any]:
     bots = [RoomBot(i, games[i % len(games)], args.level, args.seed + i) for i in range(args.rooms)]
     tasks = [asyncio.create_task(b.run(url)) for b in bots]
     start = time.perf_counter()
-    kills, checked, restarts = 0, 0, []
+    kills, checked, restarts, t0 = 0, 0, [], start
     missing: set[tuple[str, int]] = set()
     max_kills = getattr(args, "kills", None)
     try:
@@ -181,12 +198,9 @@ async def durability(args) -> dict[str, Any]:
             proc = await asyncio.to_thread(start_server, port, db, args.workers, args.serve_option)
             restarts.append(time.perf_counter() - t0)
             missing |= await asyncio.to_thread(missing_moves, db, acked)
+            await _rejoined(bots, t0)
             if max_kills is not None and kills >= max_kills:
                 break
-        deadline = time.perf_counter() + REJOIN_WAIT_S
-        while time.perf_counter() < deadline and any(
-                b.room is not None and not b.gone and b.rejoins < kills for b in bots):
-            await asyncio.sleep(RECONNECT_S)
     finally:
         for t in tasks:
             t.cancel()
@@ -196,7 +210,7 @@ async def durability(args) -> dict[str, Any]:
     lost = set(missing)
     for b in bots:
         lost |= b.lost
-    unrejoined = sum(b.room is not None and not b.gone and b.rejoins < kills for b in bots)
+    unrejoined = sum(_away(b, t0) for b in bots) if kills else 0
     problems = [p for b in bots for p in b.problems]
     return {"rooms": args.rooms, "games": games, "level": args.level, "kill_every_s": args.kill_every,
             "elapsed_s": time.perf_counter() - start, "kills": kills,

@@ -142,7 +142,7 @@ def test_sigkill_and_restart_restores_every_room(tmp_path):
 def _kill_run(**kwargs) -> argparse.Namespace:
     """The options of a short ``python -m climbrl.benchmarks.table --kill-every`` run."""
     options = {"rooms": 3, "games": "daifugo,president,doudizhu", "level": "easy", "seed": 0, "workers": 1,
-               "kill_every": 1.5, "timeout": 60.0, "kills": 3, "serve_option": []}
+               "kill_every": 1.0, "timeout": 60.0, "kills": 3, "serve_option": []}
     return argparse.Namespace(**{**options, **kwargs})
 
 
