@@ -16,6 +16,20 @@ room) plays a random legal move the moment it is its turn. It prints
 
 ``--timeout 60`` stops a run after a minute (the rooms still playing count as unfinished).
 
+Memory over time: the server process and its CPU workers are sampled every 0.5 s; the report
+gives the first sample, the one :data:`WARM_S` s in, the last and the peak of each, and calls
+memory *flat* when the last is within :data:`FLAT_RATIO` of the one after warm-up.
+
+``--abuse`` runs abusive clients inside the documented limits beside the rooms
+(:mod:`climbrl.benchmarks.table_abuse`: settings/hint spam from 4-player Dou Dizhu rooms,
+room-creation spam, slow-header HTTP clients, idle WebSockets; in a process of their own) and
+reports what happened to them; ``--compare`` runs the same rooms (same ``--seed``) without
+and then with them and prints the ratio of the people's-move p99s ("within 2x: yes/no").
+
+``--kill-every 10`` is the durability run instead (:mod:`climbrl.benchmarks.table_kill`): the
+server is SIGKILLed every 10 s and started again on the same file, the bots rejoin with their
+tokens, and every move the server acknowledged must still be in its room.
+
 Games: ``--games daifugo,president,doudizhu`` are dealt to the rooms in turn (Daifugo 4
 players, President 4, Dou Dizhu; 3 rounds or deals a match).
 """
@@ -25,6 +39,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import multiprocessing
 import os
 import random
 import socket
@@ -36,12 +51,21 @@ import time
 import urllib.request
 from pathlib import Path
 
+from climbrl.policies import LEVELS
+
 from .common import machine
+from .table_abuse import KINDS, run_abusers
 
 ROOT = Path(__file__).resolve().parent.parent
 PLAYERS = {"daifugo": 4, "president": 4, "doudizhu": 3}
 #: the opening burst: every room is created in the first second
 WARM_S = 5.0
+SAMPLE_S = 0.5
+FLAT_RATIO = 1.3
+"""memory is flat when its last sample is within this factor of the sample after warm-up"""
+P99_MARK = 2.0
+"""the abusers may at most multiply the other rooms' p99 by this"""
+ABUSERS_STOP_S = 30.0
 
 
 def free_port() -> int:
@@ -50,11 +74,14 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(port: int, db: Path, workers: int) -> subprocess.Popen:
+def start_server(port: int, db: Path, workers: int, extra: list[str] = ()) -> subprocess.Popen:
+    """``climbrl serve`` on ``port``, once it is ready. The rate limit is lifted for the
+    measuring bots (all on one connection each, from one address); abusers pace themselves at
+    the documented limit. ``extra``: more ``climbrl serve`` options."""
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
     proc = subprocess.Popen(
         [sys.executable, "-m", "climbrl.cli", "serve", "--port", str(port), "--db", str(db),
-         "--rate", "100000", "--workers", str(workers)],
+         "--rate", "100000", "--workers", str(workers), *extra],
         cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
     deadline = time.monotonic() + 60
@@ -80,18 +107,21 @@ def cpu_seconds(pid: int) -> float:
         return float("nan")
 
 
+def own_rss_mb(pid: int) -> float:
+    """Resident memory of one process, MB (0 once it is gone)."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
+
+
 def rss_mb(pid: int) -> float:
     """Resident memory of a process and its children (the CPU worker processes), MB."""
-    total = 0.0
-    for p in [pid, *children(pid)]:
-        try:
-            with open(f"/proc/{p}/status") as f:
-                for line in f:
-                    if line.startswith("VmRSS:"):
-                        total += int(line.split()[1]) / 1024
-        except OSError:
-            pass
-    return total
+    return sum(own_rss_mb(p) for p in [pid, *children(pid)])
 
 
 def workers_rss_mb(pid: int) -> float:
@@ -184,31 +214,68 @@ async def bot(url: str, game: str, level: str, matches: int, seed: int, stats: S
                 next_id += 1
 
 
-async def run(args) -> dict:
+def memory_figures(samples: list[tuple[float, float]], warm_s: float = WARM_S) -> dict:
+    """First, after warm-up, last and peak of ``(seconds in, MB)`` samples, and whether the
+    last is within :data:`FLAT_RATIO` of the one after warm-up."""
+    if not samples:
+        nan = float("nan")
+        return {"first": nan, "warm": nan, "last": nan, "peak": nan, "flat": False}
+    warm = next((mb for t, mb in samples if t >= warm_s), samples[-1][1])
+    last = samples[-1][1]
+    return {"first": samples[0][1], "warm": warm, "last": last,
+            "peak": max(mb for _, mb in samples), "flat": last <= FLAT_RATIO * warm}
+
+
+def start_abusers(port: int, seed: int, level: str, kinds: tuple[str, ...]):
+    """The abusive clients in a process of their own (:mod:`.table_abuse`); returns the
+    process and the pipe that stops it and brings back its figures."""
+    ctx = multiprocessing.get_context("spawn")
+    ours, theirs = ctx.Pipe()
+    proc = ctx.Process(target=run_abusers, args=(port, seed, level, kinds, theirs), daemon=True)
+    proc.start()
+    return proc, ours
+
+
+def stop_abusers(proc, pipe) -> dict:
+    pipe.send("stop")
+    figures = pipe.recv() if pipe.poll(ABUSERS_STOP_S) else {"failed": {"no figures came back": 1}}
+    proc.join(ABUSERS_STOP_S)
+    if proc.is_alive():
+        proc.kill()
+    return figures
+
+
+async def run(args, abuse: bool = False) -> dict:
     port = free_port()
     folder = Path(tempfile.mkdtemp(prefix="climbrl-bench-"))
-    proc = start_server(port, folder / "tables.db", args.workers)
+    proc = start_server(port, folder / "tables.db", args.workers, args.serve_option)
     url = f"ws://127.0.0.1:{port}/ws"
     stats = Stats()
     games = args.games.split(",")
-    peak = [rss_mb(proc.pid)]
-    idle_rss = peak[0]
+    idle_rss = rss_mb(proc.pid)
+    peak = [idle_rss]
     workers_start = workers_rss_mb(proc.pid)
-
     workers_warm = [float("nan")]
+    server_samples: list[tuple[float, float]] = []
+    worker_samples: list[tuple[float, float]] = []
 
     async def sample() -> None:
         while True:
-            peak[0] = max(peak[0], rss_mb(proc.pid))
-            if workers_warm[0] != workers_warm[0] and time.perf_counter() - start >= WARM_S:
-                workers_warm[0] = workers_rss_mb(proc.pid)
-            await asyncio.sleep(0.5)
+            now = time.perf_counter() - start
+            server, workers = own_rss_mb(proc.pid), workers_rss_mb(proc.pid)
+            server_samples.append((now, server))
+            worker_samples.append((now, workers))
+            peak[0] = max(peak[0], server + workers)
+            if workers_warm[0] != workers_warm[0] and now >= WARM_S:
+                workers_warm[0] = workers
+            await asyncio.sleep(SAMPLE_S)
 
+    abusers = start_abusers(port, args.seed, args.level, args.abusers) if abuse else None
     server_cpu0 = cpu_seconds(proc.pid)
     client_cpu0 = time.process_time()
     start = time.perf_counter()
     sampler = asyncio.create_task(sample())
-    tasks = [asyncio.create_task(bot(url, games[i % len(games)], args.level, args.matches, i, stats))
+    tasks = [asyncio.create_task(bot(url, games[i % len(games)], args.level, args.matches, args.seed + i, stats))
              for i in range(args.rooms)]
     done, pending = await asyncio.wait(tasks, timeout=args.timeout)
     elapsed = time.perf_counter() - start
@@ -220,6 +287,7 @@ async def run(args) -> dict:
     sampler.cancel()
     server_cpu = sum(cpu_seconds(p) for p in [proc.pid, *children(proc.pid)]) - server_cpu0
     client_cpu = time.process_time() - client_cpu0
+    abuse_figures = await asyncio.to_thread(stop_abusers, *abusers) if abusers else None
     end = health(port)
     held = end["rooms"]
     workers_end = workers_rss_mb(proc.pid)
@@ -235,6 +303,7 @@ async def run(args) -> dict:
     all_moves = sum(stats.last_v.values())
     return {
         "rooms": args.rooms, "games": games, "level": args.level, "matches": args.matches,
+        "seed": args.seed, "abuse": abuse, "abusers_run": list(args.abusers) if abuse else [],
         "elapsed_s": elapsed, "people_moves": stats.people_moves,
         "people_moves_per_s": stats.people_moves / elapsed, "all_ops": all_moves,
         "all_ops_per_s": all_moves / elapsed,
@@ -246,23 +315,16 @@ async def run(args) -> dict:
         "load_average": os.getloadavg(), "slowest_ms_at_s": slowest,
         "workers_rss_start_mb": workers_start, "workers_rss_warm_mb": workers_warm[0],
         "workers_rss_end_mb": workers_end,
-        "cpu": end.get("cpu", {}), "refused_rooms": stats.refused,
+        "server_memory": memory_figures(server_samples), "worker_memory": memory_figures(worker_samples),
+        "cpu": end.get("cpu", {}), "refused_rooms": stats.refused, "abusers": abuse_figures,
     }
 
 
-def main(argv=None) -> None:
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--rooms", type=int, default=100)
-    p.add_argument("--matches", type=int, default=1, help="whole matches per room")
-    p.add_argument("--games", default="daifugo,president,doudizhu")
-    p.add_argument("--level", default="medium")
-    p.add_argument("--workers", type=int, default=2, help="the server's CPU worker processes")
-    p.add_argument("--timeout", type=float, default=900.0)
-    p.add_argument("--json", action="store_true", help="print the figures as JSON too")
-    args = p.parse_args(argv)
-    r = asyncio.run(run(args))
+def report(r: dict) -> None:
+    """Print one run's figures."""
     print(f"table server load: {r['rooms']} rooms at once ({', '.join(r['games'])}), "
-          f"{r['level']} CPUs, {r['matches']} match(es) each; {machine()}, {os.cpu_count()} cores")
+          f"{r['level']} CPUs, {r['matches']} match(es) each, seed {r['seed']}, "
+          f"{'WITH abusers (' + ', '.join(r['abusers_run']) + ')' if r['abuse'] else 'without abusers'}; {machine()}, {os.cpu_count()} cores")
     print(f"  elapsed          {r['elapsed_s']:.1f} s")
     print(f"  people's moves   {r['people_moves']} ({r['people_moves_per_s']:.1f}/s)")
     print(f"  all ops          {r['all_ops']} ({r['all_ops_per_s']:.1f}/s, people + CPUs + seats)")
@@ -272,6 +334,11 @@ def main(argv=None) -> None:
     print(f"  slowest (ms, at s)  {r['slowest_ms_at_s']}")
     print(f"  server RSS       {r['rss_idle_mb']:.0f} MB idle, {r['rss_peak_mb']:.0f} MB peak "
           f"(with its CPU worker processes)")
+    for name, key in (("server", "server_memory"), ("workers", "worker_memory")):
+        m = r[key]
+        print(f"  memory {name:8s} {m['first']:.0f} MB first, {m['warm']:.0f} MB after {WARM_S:.0f} s, "
+              f"{m['last']:.0f} MB last, {m['peak']:.0f} MB peak: "
+              f"{'flat' if m['flat'] else 'NOT flat'} (last within {FLAT_RATIO}x of after warm-up)")
     print(f"  CPU time         server {r['server_cpu_s']:.1f} s, bots {r['client_cpu_s']:.1f} s "
           f"(machine load average {r['load_average'][0]:.1f}, shared with other work)")
     print(f"  errors           {r['error_count']} {r['errors'][:3]}")
@@ -284,8 +351,87 @@ def main(argv=None) -> None:
               f"for lack of time, {cpu['failed']} failed; worker restarts {cpu['restarts']}")
     print(f"  worker RSS       {r['workers_rss_start_mb']:.0f} MB when the rooms open, "
           f"{r['workers_rss_warm_mb']:.0f} MB {WARM_S:.0f} s later, {r['workers_rss_end_mb']:.0f} MB at the end")
+    a = r["abusers"]
+    if a:
+        print(f"  abusers sent     {a['sent']}")
+        print(f"  abusers got      {a['answers']}; {a['frame_mb']:.0f} MB of state frames, "
+              f"up to {a['biggest_moves']} moves in one")
+        print(f"  abusers' errors  {a['errors']}")
+        print(f"  abusers held     slow-header sockets {a['slow_open']}, idle WebSockets {a['idle_open']} "
+              f"open at the end; closed by the server {a['closed_by_server']}; failed {a['failed']}")
+
+
+def main(argv=None) -> None:
+    p = argparse.ArgumentParser(prog="python -m climbrl.benchmarks.table", description=__doc__.split("\n")[0])
+    p.add_argument("--rooms", type=int, default=100)
+    p.add_argument("--matches", type=int, default=1, help="whole matches per room")
+    p.add_argument("--games", default="daifugo,president,doudizhu")
+    p.add_argument("--level", default="medium")
+    p.add_argument("--workers", type=int, default=2, help="the server's CPU worker processes")
+    p.add_argument("--timeout", type=float, default=900.0)
+    p.add_argument("--seed", type=int, default=0, help="the bots' first seed (room i plays seed + i)")
+    p.add_argument("--abuse", action="store_true",
+                   help="abusive clients inside the documented limits beside the rooms")
+    p.add_argument("--abusers", default=",".join(KINDS),
+                   help=f"which abusers --abuse runs, of {','.join(KINDS)} (default: all)")
+    p.add_argument("--compare", action="store_true",
+                   help="run without and then with the abusers (same seed) and compare the p99s")
+    p.add_argument("--kill-every", type=float, default=None, metavar="SECONDS",
+                   help="durability: SIGKILL the server this often, restart it, check every "
+                        "acknowledged move (runs for --timeout seconds)")
+    p.add_argument("--kills", type=int, default=None,
+                   help="with --kill-every: stop after this many kills")
+    p.add_argument("--serve-option", action="append", default=[], metavar="OPTION",
+                   help="one more `climbrl serve` option (repeat; e.g. --serve-option=--think=2)")
+    p.add_argument("--json", action="store_true", help="print the figures as JSON too")
+    args = p.parse_args(argv)
+    check_args(p, args)
+    if args.kill_every is not None:
+        from .table_kill import durability, report_durability
+
+        r = asyncio.run(durability(args))
+        report_durability(r)
+        if args.json:
+            print(json.dumps(r))
+        return
+    runs = [False, True] if args.compare else [args.abuse]
+    results = []
+    for abuse in runs:
+        r = asyncio.run(run(args, abuse))
+        report(r)
+        results.append(r)
+    if args.compare:
+        calm, abused = results
+        ratio = abused["p99_ms"] / calm["p99_ms"]
+        print(f"abusers' effect: people's-move p99 {calm['p99_ms']:.1f} ms without, {abused['p99_ms']:.1f} ms "
+              f"with: {ratio:.2f}x; within {P99_MARK:g}x: {'yes' if ratio <= P99_MARK else 'no'}")
     if args.json:
-        print(json.dumps(r))
+        print(json.dumps(results if args.compare else results[0]))
+
+
+def check_args(parser: argparse.ArgumentParser, args) -> None:
+    """A bad option is a one-line error naming it."""
+    if args.rooms < 1:
+        parser.error(f"--rooms must be 1 or more, got {args.rooms}")
+    if args.matches < 1:
+        parser.error(f"--matches must be 1 or more, got {args.matches}")
+    if not args.timeout > 0:
+        parser.error(f"--timeout must be more than 0 seconds, got {args.timeout}")
+    if args.kill_every is not None and not args.kill_every > 0:
+        parser.error(f"--kill-every must be more than 0 seconds, got {args.kill_every}")
+    if args.kill_every is not None and (args.abuse or args.compare):
+        parser.error("--kill-every is a run of its own: leave out --abuse and --compare")
+    args.abusers = tuple(args.abusers.split(","))
+    unknown = [k for k in args.abusers if k not in KINDS]
+    if unknown:
+        parser.error(f"--abusers: unknown kind {unknown[0]!r}; kinds are {','.join(KINDS)}")
+    if args.kills is not None and (args.kill_every is None or args.kills < 1):
+        parser.error(f"--kills must be 1 or more, with --kill-every; got {args.kills}")
+    if args.level not in LEVELS:
+        parser.error(f"--level must be one of {list(LEVELS)}, got {args.level!r}")
+    bad = [g for g in args.games.split(",") if g not in PLAYERS]
+    if bad:
+        parser.error(f"--games: unknown game {bad[0]!r}; games are {sorted(PLAYERS)}")
 
 
 if __name__ == "__main__":

@@ -3,6 +3,8 @@ room comes back exactly where it was, and people carry on with their tokens."""
 
 from __future__ import annotations
 
+import argparse
+import asyncio
 import os
 import signal
 import socket
@@ -13,6 +15,9 @@ import urllib.request
 from pathlib import Path
 
 from table_helpers import connect, random_chooser
+
+from climbrl.benchmarks.table_kill import RoomBot, durability, missing_moves
+from climbrl.play.server.store import Store
 
 ROOT = Path(__file__).resolve().parent.parent
 SAME = ("v", "turn", "phase", "round", "hand", "moves", "pile", "flags", "exchange", "history", "doudizhu")
@@ -132,3 +137,49 @@ def test_sigkill_and_restart_restores_every_room(tmp_path):
     finally:
         proc.kill()
         proc.wait(10)
+
+
+def _kill_run(**kwargs) -> argparse.Namespace:
+    """The options of a short ``python -m climbrl.benchmarks.table --kill-every`` run."""
+    options = {"rooms": 3, "games": "daifugo,president,doudizhu", "level": "easy", "seed": 0, "workers": 1,
+               "kill_every": 1.0, "timeout": 60.0, "kills": 3, "serve_option": []}
+    return argparse.Namespace(**{**options, **kwargs})
+
+
+def test_no_acknowledged_move_lost_across_sigkills():
+    """A real ``climbrl serve`` killed with SIGKILL three times while bots play three rooms,
+    restarted on the same file each time: every move it acknowledged is its room's op at the
+    acknowledged version in the file, and in the room each bot rejoins with its token."""
+    r = asyncio.run(durability(_kill_run()))
+    assert r["kills"] == 3
+    assert r["rooms_opened"] == 3 and r["not_rejoined"] == 0
+    assert r["checked"] > 0
+    assert r["problems"] == [] and r["lost"] == 0 and r["missing_in_file"] == 0
+
+
+def test_durability_check_finds_a_move_missing_from_the_file(tmp_path):
+    """The kill run's file check is no formality: an acknowledged move that is not its room's
+    op ``v - 1`` (absent, or another action or seat) counts as lost."""
+    db = tmp_path / "tables.db"
+    store = Store(db)
+    store.create_room("r1", {"game": "daifugo"}, 1, [{"op": "sit", "seat": 0}, {"op": "fill", "level": "easy"},
+                                                    {"op": "move", "seat": 0, "action": 5}])
+    store.close()
+    assert missing_moves(db, {"r1": [(3, 0, 5)]}) == set()
+    assert missing_moves(db, {"r1": [(3, 0, 6), (3, 1, 5), (4, 0, 5), (2, 0, 5)]}) == {("r1", 3), ("r1", 4), ("r1", 2)}
+    assert missing_moves(db, {"r2": [(1, 0, 5)]}) == {("r2", 1)}
+
+
+def test_rejoin_check_counts_the_acknowledged_moves_past_the_room_version():
+    """A room that comes back at a version below an acknowledged move has lost it; one that
+    comes back at the version the bot last saw must show the same table."""
+    bot = RoomBot(0, "daifugo", "easy", 0)
+    bot.room = "r1"
+    bot.acked = [(5, 0, 1), (9, 0, 2), (12, 0, 3)]
+    bot.last = {"v": 12, "turn": 0, "hand": [1, 2]}
+    bot.check_rejoin({"v": 9, "turn": 0, "hand": [1, 2]})
+    assert bot.lost == {("r1", 12)} and len(bot.problems) == 1
+    bot.check_rejoin({"v": 12, "turn": 0, "hand": [1, 3]})
+    assert len(bot.problems) == 2 and "hand" in bot.problems[1]
+    bot.check_rejoin({"v": 12, "turn": 0, "hand": [1, 2]})
+    assert len(bot.problems) == 2
