@@ -153,3 +153,64 @@ def test_re_joining_does_not_take_every_free_seat(tmp_path):
             assert err.value.code == "already_seated"
             kinds = [s.kind for s in tc.app.state.server.rooms[ann.room].seats]
             assert kinds == ["human", "human", "empty", "empty"]
+
+
+# -- 5: budget server work, not messages; store only what changes a room ------------------------
+
+
+def _ops(app, room_id: str) -> int:
+    return len(app.state.server.store.db.execute("SELECT n FROM ops WHERE room = ?", (room_id,)).fetchall())
+
+
+def test_a_settings_change_that_changes_nothing_is_no_op_and_no_frame(tmp_path):
+    app = make_app(tmp_path)
+    with TestClient(app) as tc, tc.websocket_connect("/ws") as ws:
+        client = _client(ws)
+        client.create(game="doudizhu", mode="cpu", pace_ms=3000, counter=True)
+        stored = _ops(app, client.room)
+        reply = client.request({"type": "settings", "counter": True}, ("settings", "state"))
+        assert reply["type"] == "settings", "a full frame for a change that changes nothing"
+        assert _ops(app, client.room) == stored
+
+
+def test_settings_spam_runs_out_of_its_work_budget(tmp_path):
+    app = make_app(tmp_path, work_per_s=1e-6, work_burst_s=1e-4)
+    with TestClient(app) as tc, tc.websocket_connect("/ws") as ws:
+        client = _client(ws)
+        client.create(game="doudizhu", mode="cpu", players=4, pace_ms=3000)
+        codes = []
+        for i in range(60):
+            rid = client.send({"type": "settings", "counter": i % 2 == 0})
+            reply = _reply_to_any(client, rid)
+            codes.append(reply.get("code") if reply["type"] == "error" else reply["type"])
+        assert "busy" in codes, codes
+        assert codes.count("state") < 10
+        assert client.request({"type": "ping"}, "pong")
+
+
+def test_a_hint_leaves_the_table_version_and_sends_nobody_a_frame(tmp_path):
+    app = make_app(tmp_path)
+    with TestClient(app) as tc, tc.websocket_connect("/ws") as ws:
+        client = _client(ws)
+        client.create(game="doudizhu", mode="cpu", pace_ms=0)
+        state = client.until(lambda s: client.my_turn(s))
+        rid = client.send({"type": "hint"})
+        frames = []
+        while True:
+            message = client.receive()
+            if message.get("re") == rid:
+                break
+            frames.append(message)
+        assert message["type"] == "hint"
+        assert not [f for f in frames if f["type"] == "state"]
+        client.move(state["moves"][0]["action"], v=state["v"])  # not stale
+        after = client.receive()
+        assert after["type"] == "state" and after["v"] > state["v"], after
+
+
+def _reply_to_any(client: TableClient, rid: int) -> dict:
+    for _ in range(500):
+        message = client.receive()
+        if message.get("re") == rid:
+            return message
+    raise AssertionError(f"no reply to request {rid}")

@@ -77,8 +77,10 @@ def server_version() -> str:
 class Connection:
     """One WebSocket: the room it sits in, the seats it holds and its send queue."""
 
-    def __init__(self, ws: WebSocket, rate: float, burst: int):
+    def __init__(self, ws: WebSocket, rate: float, burst: int,
+                 work: tuple[float, float] = (protocol.WORK_PER_S, protocol.WORK_BURST_S)):
         self.ws = ws
+        self.work = protocol.WorkBudget(*work)
         self.room: Room | None = None
         self.seats: list[int] = []
         self.revealed: int | None = None
@@ -116,7 +118,9 @@ class TableServer:
                  cpu_backend: str = "process", room_days: float = DEFAULT_ROOM_DAYS,
                  busy_timeout_s: float = BUSY_TIMEOUT_S,
                  cpu_wait_s: float = DEFAULT_MAX_WAIT_S,
-                 allow_origins: tuple[str, ...] = ()):
+                 allow_origins: tuple[str, ...] = (),
+                 work_per_s: float = protocol.WORK_PER_S,
+                 work_burst_s: float = protocol.WORK_BURST_S):
         if not room_days >= 0:
             raise ValueError(f"room_days must be 0 (keep every room) or more, got {room_days!r}")
         self.store = Store(db, busy_timeout_s)
@@ -126,6 +130,7 @@ class TableServer:
         self.allow_origins = {_origin(o) for o in allow_origins}
         self.rate = rate
         self.burst = burst
+        self.work = (work_per_s, work_burst_s)
         self.pool = CpuPool(workers, think_s, cpu_backend, cpu_wait_s)
         self.rooms: dict[str, Room] = {}
         self.conns: dict[str, set[Connection]] = {}
@@ -244,7 +249,7 @@ class TableServer:
             await ws.close(POLICY_CLOSE)  # before the handshake: the browser gets HTTP 403
             return
         await ws.accept()
-        conn = Connection(ws, self.rate, self.burst)
+        conn = Connection(ws, self.rate, self.burst, self.work)
         writer = asyncio.create_task(self._writer(conn))
         conn.send({"type": "hello", "protocol": protocol.VERSION, "server": server_version(),
                    "limits": {"max_message_bytes": protocol.MAX_MESSAGE_BYTES,
@@ -294,6 +299,9 @@ class TableServer:
         try:
             msg = protocol.parse(raw)
             re_id = msg.get("id")
+            if msg["type"] in protocol.BUDGETED and not conn.work.allow():
+                raise RoomError("busy", "your requests cost the server too much at once; wait a "
+                                "moment")
             handler = getattr(self, f"on_{msg['type']}")
             async with contextlib.AsyncExitStack() as held:
                 for room in self._rooms_of(conn, msg):
@@ -406,7 +414,9 @@ class TableServer:
         seat = self._acting_seat(conn, room, msg)
         if room.table is None:
             raise RoomError("not_allowed", "the match has not started")
+        started = time.perf_counter()
         conn.send(_reply({"type": "checked", **room.table.check(seat, msg["cards"])}, msg))
+        conn.work.spend(time.perf_counter() - started)
 
     def on_hint(self, conn, msg) -> None:
         room = self._room(conn)
@@ -426,25 +436,30 @@ class TableServer:
         a second), then answer it if the table has not moved meanwhile. Every hint is
         answered: a hint, ``stale``, or ``store_failed``."""
         table, v, observation, view = work
+        started = time.perf_counter()
         try:
             action, index, total = await asyncio.to_thread(
                 lambda: room.hint_ranker(seat).next_counted(observation, view))
         except Exception:  # noqa: BLE001 - the ranker failed: the table moved under it
             log.exception("a hint failed")
             action = None
+        conn.work.spend(time.perf_counter() - started)
         async with self._lock(room):
             if action is None or room.v != v or room.table is not table or room.turn != seat:
                 conn.send(error("stale", "the table changed while the hint was worked out", msg.get("id")))
                 return
-            if TABLE_GAMES[room.game].deals:  # the result card counts the hints
-                try:
-                    await self._execute(room, {"op": "hint", "seat": seat})
+            if TABLE_GAMES[room.game].deals:  # the result card counts the hints (no frame:
+                try:                               # the next one carries the count)
+                    await self._execute(room, {"op": "hint", "seat": seat}, broadcast=False)
                 except StoreError as err:
                     conn.send(_store_failed(err, msg.get("id")))
                     return
-            conn.send(_reply({"type": "hint", "action": action, "text": table.cat.action_to_str(action),
-                              "label": table.label(action), "cards": _move_cards(table, seat, action),
-                              "index": index % total, "of": total}, msg))
+            reply = {"type": "hint", "action": action, "text": table.cat.action_to_str(action),
+                     "label": table.label(action), "cards": _move_cards(table, seat, action),
+                     "index": index % total, "of": total}
+            if TABLE_GAMES[room.game].deals:
+                reply["hints_used"] = table.hints_used
+            conn.send(_reply(reply, msg))
 
     async def on_undo(self, conn, msg) -> None:
         room = self._room(conn)
@@ -459,13 +474,18 @@ class TableServer:
         if room.turn != seat:
             raise RoomError("not_allowed", f"it is not seat {seat}'s decision")
         conn.revealed = seat
-        conn.send(_reply(frame(room, conn.seats, conn.revealed, []), msg))
+        conn.send(_reply(self._own_frame(conn, room), msg))
 
     async def on_settings(self, conn, msg) -> None:
         room = self._room(conn)
-        for seat in conn.seats:
+        changed = [s for s in conn.seats if room.seats[s].counter != msg["counter"]]
+        if not changed:  # nothing to store, nothing new to show
+            if msg.get("id") is not None:
+                conn.send(_reply({"type": "settings", "counter": msg["counter"]}, msg))
+            return
+        for seat in changed:
             await self._execute(room, {"op": "counter", "seat": seat, "on": msg["counter"]}, broadcast=False)
-        conn.send(_reply(frame(room, conn.seats, conn.revealed, []), msg))
+        conn.send(_reply(self._own_frame(conn, room), msg))
 
     async def on_next(self, conn, msg) -> None:
         room = self._room(conn)
@@ -552,7 +572,7 @@ class TableServer:
         self.conns[room.id].add(conn)
         conn.send(_reply({"type": "joined", "room": room.id, "link": f"/r/{room.id}",
                           "mode": room.mode, "seats": seats, "token": token, "creator": creator}, msg))
-        conn.send(_reply(frame(room, conn.seats, conn.revealed, []), msg))
+        conn.send(_reply(self._own_frame(conn, room), msg))
         self.schedule_cpu(room)
 
     def _admit_cpus(self) -> None:
@@ -564,6 +584,14 @@ class TableServer:
         if self.pool.busy(levels):
             raise RoomError("busy", f"the computer players are busy (a CPU move waits about "
                                     f"{self.pool.wait_s(levels):.0f} s now); try again in a minute")
+
+    def _own_frame(self, conn: Connection, room: Room) -> dict[str, Any]:
+        """The ``state`` a connection asked for (joining, lifting the curtain, a setting); the
+        time it took is spent from the connection's work budget."""
+        started = time.perf_counter()
+        message = frame(room, conn.seats, conn.revealed, [])
+        conn.work.spend(time.perf_counter() - started)
+        return message
 
     def _replace(self, room: Room, seats: list[int], newcomer: Connection) -> None:
         """The connections holding any of ``seats`` (the same token, another tab or device) are

@@ -12,6 +12,14 @@ VERSION = 1
 MAX_MESSAGE_BYTES = 4096
 RATE_PER_S = 20.0
 BURST = 40
+WORK_PER_S = 0.05
+"""seconds of server work (building frames, ranking hints) a connection may cost per second on
+average..."""
+WORK_BURST_S = 0.5
+"""...and at most at once: past it, its messages get ``busy`` until the budget refills"""
+BUDGETED = ("create", "join", "check", "hint", "reveal", "settings")
+"""the requests answered ``busy`` while a connection's work budget is spent (what they cost is
+spent from it); moves and the rest of a game go on"""
 #: messages over the rate limit before the connection is closed
 MAX_OVERRUN = 200
 MAX_ID_CHARS = 64
@@ -132,6 +140,30 @@ class RateLimit:
     @property
     def abusive(self) -> bool:
         return self.overrun > MAX_OVERRUN
+
+
+class WorkBudget:
+    """A token bucket of server time per connection: what its requests cost is spent after
+    them (:meth:`spend`), and while the bucket is empty its requests are refused."""
+
+    def __init__(self, rate_s: float = WORK_PER_S, burst_s: float = WORK_BURST_S):
+        self.rate_s = rate_s
+        self.burst_s = burst_s
+        self.left = burst_s
+        self.stamp = time.monotonic()
+
+    def _refill(self) -> None:
+        now = time.monotonic()
+        self.left = min(self.burst_s, self.left + (now - self.stamp) * self.rate_s)
+        self.stamp = now
+
+    def allow(self) -> bool:
+        self._refill()
+        return self.left > 0
+
+    def spend(self, seconds: float) -> None:
+        self._refill()
+        self.left -= seconds
 
 
 def error(code: str, message: str, re: Any = None) -> dict[str, Any]:

@@ -35,6 +35,9 @@ MAX_NAME = 24
 ROOM_ID_BYTES = 16
 TOKEN_BYTES = 32
 SEED_BITS = 63
+QUIET_OPS = ("hint", "counter")
+"""ops that change nothing another seat sees now: the table's version stays (a move sent on
+it is not stale), and nobody is sent a frame for them"""
 
 
 class RoomError(ValueError):
@@ -202,7 +205,8 @@ class Room:
         if handler is None:
             raise RoomError("bad_message", f"unknown op {kind!r}")
         events = handler(op)
-        self.v += 1
+        if kind not in QUIET_OPS:
+            self.v += 1
         self.ops += 1
         self.log.append(op)
         return events

@@ -252,6 +252,11 @@ def build_parser() -> argparse.ArgumentParser:
                     metavar="ORIGIN",
                     help="a page origin (https://cards.example) whose WebSockets are let in "
                          "besides the server's own; repeat for more")
+    sv.add_argument("--work-per-s", type=float, default=0.05,
+                    help="seconds of server work (frames, hints, checks a connection asks for) "
+                         "each connection may cost per second; past it those requests get busy")
+    sv.add_argument("--work-burst", type=float, default=0.5,
+                    help="seconds of such work a connection may cost at once")
     sv.set_defaults(func=_serve)
     return parser
 
@@ -493,7 +498,8 @@ def _serve(args) -> int:
         app = create_app(args.db, args.grace, think_s=args.think, workers=args.workers,
                          rate=args.rate, burst=max(int(2 * args.rate), 1),
                          cpu_backend=args.cpu_backend, room_days=args.room_days,
-                         cpu_wait_s=args.cpu_wait, allow_origins=tuple(args.allow_origins))
+                         cpu_wait_s=args.cpu_wait, allow_origins=tuple(args.allow_origins),
+                         work_per_s=args.work_per_s, work_burst_s=args.work_burst)
     run_app(app, args.host, args.port)
     return 0
 
