@@ -12,7 +12,6 @@ import pytest
 
 from page_helpers import (  # noqa: F401  (fixtures)
     browser,
-    controls,
     expect,
     new_page,
     next_deal,
