@@ -15,6 +15,7 @@ installs both).
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import socket
@@ -242,8 +243,57 @@ def assert_focus_visible(page: Page) -> None:
     assert style not in ("none", ""), f"the focused control has no visible outline ({style})"
 
 
-def play_by_keyboard(page: Page) -> str:
-    """One decision with the keyboard alone, in the "Button controls" panel."""
+class FrameRelay:
+    """Passes a page's WebSocket through (install before ``goto``) and keeps the last table
+    frame, so a test can send the page a frame of its own at a chosen moment: the last one again
+    (``again``), or it with changes (``send``)."""
+
+    def __init__(self, page: Page):
+        self.page = page
+        self.last: dict | None = None
+        self.socket = None
+        page.route_web_socket(re.compile(r"/ws$"), self._route)
+
+    def _route(self, ws) -> None:
+        server = ws.connect_to_server()
+        self.socket = ws
+
+        def to_page(message) -> None:
+            msg = json.loads(message) if isinstance(message, str) else None
+            if isinstance(msg, dict) and msg.get("type") == "state":
+                self.last = msg
+            ws.send(message)
+
+        server.on_message(to_page)
+
+    def send(self, **changes) -> dict:
+        """The last frame with ``changes`` (and no events unless given) sent to the page."""
+        assert self.last is not None, "no table frame has come yet"
+        frame = {**self.last, "events": [], **changes}
+        self.socket.send(json.dumps(frame))
+        return frame
+
+    def again(self) -> None:
+        """The last frame again, and waits until the page has drawn it: every control of the
+        hand and the panel loses a mark put on it just before (patched or replaced)."""
+        self.page.evaluate("() => document.querySelectorAll('#main button').forEach((b) => { b.dataset.probe = '1'; })")
+        self.send()
+        self.page.wait_for_function("() => !document.querySelector('#controls-hand [data-probe]')")
+
+
+def press_space(page: Page, between=None) -> None:
+    """Space on the focused control; ``between()`` runs while the key is down."""
+    if between is None:
+        page.keyboard.press("Space")
+        return
+    page.keyboard.down("Space")
+    between()
+    page.keyboard.up("Space")
+
+
+def play_by_keyboard(page: Page, between=None) -> str:
+    """One decision with the keyboard alone, in the "Button controls" panel; ``between()``
+    runs while Space is down on a card (a frame arriving between key down and key up)."""
     panel = controls(page)
     cards = panel.get_by_role("group", name="Your cards").get_by_role("button")
     give = panel.get_by_role("button", name="Give", exact=True)
@@ -264,13 +314,14 @@ def play_by_keyboard(page: Page) -> str:
             continue
         tab_to(page, card)
         assert_focus_visible(page)
-        page.keyboard.press("Space")
+        press_space(page, between)
         expect(card).to_have_attribute("aria-pressed", "true")
+        expect(card).to_be_focused()
         if play.is_enabled():
             tab_to(page, play)
             page.keyboard.press("Enter")
             return "play"
-        page.keyboard.press("Space")
+        press_space(page, between)
         expect(card).to_have_attribute("aria-pressed", "false")
     tab_to(page, panel.get_by_role("button", name="Pass", exact=True))
     page.keyboard.press("Enter")

@@ -22,6 +22,8 @@ from page_helpers import (  # noqa: F401  (fixtures)
 pytestmark = requires_browser
 
 MAX_DECISIONS = 80
+#: The height a deal's result card fits in: a 1280x800 screen less the overlay's margins.
+RESULT_FITS_PX = 760
 
 
 def my_cards(page) -> list[str]:
@@ -133,6 +135,16 @@ def test_doudizhu_bidding_hint_undo_and_result_card(new_page, table_server):
     expect(result.get_by_text("Kitty:")).to_be_visible()
     expect(result.get_by_text(re.compile(r"^DDZ-"))).to_be_visible()
     expect(result.get_by_text(re.compile(r"Undos: 1"))).to_be_visible()
+    # regressions: the card was taller than an 800 px screen and opened scrolled to its foot,
+    # its headline out of sight; the first card of a hand lay over the "Peasant" beside it
+    card = result.locator(".result-card")
+    assert card.evaluate("e => e.scrollTop") == 0
+    expect(result.get_by_role("heading").first).to_be_in_viewport()
+    assert card.evaluate("e => e.scrollHeight") <= RESULT_FITS_PX
+    for row in result.get_by_role("table", name="Cards left").get_by_role("row").all()[1:]:
+        role, held = row.get_by_role("cell").nth(1).bounding_box(), row.locator(".card")
+        if held.count():
+            assert held.first.bounding_box()["x"] >= role["x"] + role["width"] - 0.5, row.inner_text()
 
     # replay: exactly the same cards again, not scored
     result.get_by_role("button", name="Replay deal").click()

@@ -3,6 +3,7 @@
 
 import { Connection } from "./net.js";
 import { Lobby } from "./lobby.js";
+import { Signs } from "./signs.js";
 import { describe, ordinal } from "./events.js";
 import { cardFace, cardRow, cardsShortText } from "./cards.js";
 import {
@@ -16,7 +17,6 @@ const TOKEN_KEY = (room) => `climbrl.token.${room}`;
 const BAD_TOKEN = "bad_token";
 const REPLACED = "replaced"; // another connection took this seat with the same token
 const PREFS_KEY = "climbrl.prefs";
-const BANNER_MS = 1500;
 
 const ui = {
   selected: new Set(),
@@ -39,6 +39,7 @@ const app = {
   token: null,
   mode: null,
   creator: false,
+  signs: null,
   st: null,
   dealKey: null,
   resultShownFor: null,
@@ -60,8 +61,17 @@ function savePrefs() {
 // ------------------------------------------------------------------------------ screens
 
 function show(screen) {
+  const was = ["lobby", "room", "join", "game"].find((id) => !$(`#${id}`).hidden);
   for (const id of ["lobby", "room", "join", "game"]) $(`#${id}`).hidden = id !== screen;
   $("#leave").hidden = screen === "lobby";
+  // one "Your name" field, in the form on show (the lobby's or the join page's)
+  const name = $("#name-field");
+  const slot = screen === "join" ? $("#join-name-slot") : $("#lobby-name-slot");
+  if (name.parentElement !== slot) slot.append(name);
+  $("#player-name").placeholder = screen === "join" ? "Guest" : "You";
+  // a new screen opens at its top, not where the last one was scrolled to (the lobby's
+  // buttons are at its foot)
+  if (was !== screen) window.scrollTo(0, 0);
 }
 
 function toast(text) {
@@ -78,26 +88,6 @@ function say(text) {
   while (live.childElementCount > 6) live.firstElementChild.remove();
 }
 
-const banners = [];
-function banner(text) {
-  // at a fast table keep only the latest few signs
-  if (banners.length > 2) banners.splice(1, banners.length - 2);
-  banners.push(text);
-  if (banners.length === 1) nextBanner();
-}
-function nextBanner() {
-  const b = $("#banner");
-  if (!banners.length) {
-    b.classList.remove("show");
-    return;
-  }
-  b.textContent = banners[0];
-  b.classList.add("show");
-  setTimeout(() => {
-    banners.shift();
-    nextBanner();
-  }, banners.length > 3 ? BANNER_MS / 2 : BANNER_MS);
-}
 
 function logLine(text, isEvent) {
   const log = $("#log");
@@ -130,6 +120,7 @@ async function boot() {
       if (app.room && app.token) rejoin();
     },
   });
+  app.signs = new Signs($("#banner"));
   app.hello = await app.conn.open();
   app.lobby = new Lobby($("#lobby"), app.hello.games, create);
   heroFan();
@@ -186,7 +177,7 @@ function showJoin(room, error) {
   const err = $("#join-error");
   err.textContent = error || "";
   err.hidden = !error;
-  $("#join-name").focus();
+  $("#player-name").focus();
 }
 
 async function create(msg) {
@@ -260,21 +251,32 @@ function onState(st) {
   for (const id of [...ui.fresh]) if (!inHand.has(id)) ui.fresh.delete(id);
   if (!prev || prev.v !== st.v) ui.checks.clear();
 
-  for (const ev of st.events || []) onEvent(st, ev);
-  if (st.your_turn && !(prev && prev.your_turn && prev.v === st.v - 1 && prev.turn === st.turn) && !st.curtain) {
-    say(st.phase === "bidding" ? "Your turn to bid." : "Your turn.");
-  }
+  const signs = [];
+  for (const ev of st.events || []) onEvent(st, ev, signs);
+  app.signs.frame(st, signs);
+  const turnBegins = st.your_turn && !(prev && prev.your_turn && prev.v === st.v - 1 && prev.turn === st.turn) && !st.curtain;
+  if (turnBegins) say(st.phase === "bidding" ? "Your turn to bid." : "Your turn.");
   curtain(st);
   if (ui.giveQueue.length && st.your_turn && giveMoves(st).length) sendNextGive();
   else if (!st.your_turn) ui.giveQueue = [];
   render();
+  if (turnBegins) boardInView();
 }
 
-function onEvent(st, ev) {
+/** At the start of your turn the whole table (the others, the pile, your hand and its buttons)
+ * is scrolled into view, unless you are working in the panel below it. */
+function boardInView() {
+  const board = $("#board");
+  if ($("#game").hidden || !app.prefs.graphics || $("#side").contains(document.activeElement)) return;
+  const r = board.getBoundingClientRect();
+  if (r.top < 0 || r.bottom > window.innerHeight) board.scrollIntoView({ block: r.height > window.innerHeight ? "start" : "nearest" });
+}
+
+function onEvent(st, ev, signs) {
   const d = describe(ev, who, app.mode === "local" ? null : st.seat, st.game);
   logLine(d.text, !!d.banner);
   if (ev.type !== "play" && ev.type !== "pass" || ev.seat !== st.seat) say(d.text);
-  if (d.banner) banner(d.banner);
+  if (d.banner) signs.push({ ev, text: d.banner });
   if (ev.type === "give" && ev.cards && ev.to === st.seat) for (const c of ev.cards) ui.fresh.add(c.id);
   if (ev.type === "start") ui.fresh.clear();
   // what each seat last did on this pile, shown by its name tag
@@ -466,7 +468,10 @@ function openResult(title, body, buttons) {
   box.replaceChildren(...buttons.map(([label, fn, primary]) =>
     el("button", { type: "button", class: primary ? "primary" : "", onclick: fn }, label)));
   $("#result").hidden = false;
-  box.querySelector(".primary, button").focus();
+  // the focus on its first button, the card read from its top (a tall card would otherwise
+  // open scrolled down to the buttons, its headline out of sight)
+  box.querySelector(".primary, button").focus({ preventScroll: true });
+  $("#result .result-card").scrollTop = 0;
 }
 
 function closeResult() {
@@ -673,6 +678,8 @@ function setupControls() {
     const id = Number(b.dataset.id);
     const on = !ui.selected.has(id);
     ui.drag = { on, done: new Set([id]) };
+    // the moves of this finger or mouse come to the hand, whichever card they cross
+    if (hand.setPointerCapture) hand.setPointerCapture(ev.pointerId);
     ui.rovingId = id;
     toggle(id, on);
   });
@@ -690,6 +697,12 @@ function setupControls() {
     hand.addEventListener(t, () => (ui.drag = null));
   }
   window.addEventListener("pointerup", () => (ui.drag = null));
+  // the hand's fit and the seats' places follow the width of the table
+  let resizing = null;
+  window.addEventListener("resize", () => {
+    cancelAnimationFrame(resizing);
+    resizing = requestAnimationFrame(render);
+  });
   hand.addEventListener("click", (ev) => {
     const b = ev.target.closest(".card-button");
     if (!b || ev.detail !== 0) return; // mouse and touch were handled on pointerdown
@@ -732,7 +745,7 @@ function setupControls() {
   });
   $("#join-form").addEventListener("submit", async (ev) => {
     ev.preventDefault();
-    const name = $("#join-name").value.trim();
+    const name = $("#player-name").value.trim();
     const msg = { type: "join", room: app.room };
     if (name) msg.name = name;
     const j = await app.conn.request(msg);

@@ -2,8 +2,10 @@
 // flags at the top right, your hand at the near edge with its actions, and the side panel
 // ("Button controls", the table facts, scores and the ranking of each round).
 //
-// Everything is drawn again from the state and the page's own selection on every change;
-// `keepFocus` puts the keyboard focus back on the same control afterwards.
+// Everything is drawn again from the state and the page's own selection on every change. The
+// hand and the action rows are patched (`patchChildren`): a control with the same `data-key`
+// stays the same element, so a frame that arrives while a key or a finger is down on it keeps
+// its focus and its press; `keepFocus` (app.js) covers the controls that do go away.
 
 import { SUIT_NAME, SUIT_SYMBOL, cardBack, cardFace, cardName, cardRow, cardShort, cardsShortText } from "./cards.js";
 import { ordinal } from "./events.js";
@@ -16,13 +18,60 @@ export function el(tag, props = {}, ...children) {
     if (v === undefined || v === null || v === false) continue;
     if (k === "class") e.className = v;
     else if (k === "text") e.textContent = v;
-    else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
+    else if (k.startsWith("on")) setHandler(e, k.slice(2), v);
     else if (k === "dataset") Object.assign(e.dataset, v);
     else if (k === "style") e.style.cssText = v; // through the CSSOM: the page's CSP refuses style attributes
     else e.setAttribute(k, v === true ? "" : v);
   }
   for (const c of children.flat()) if (c !== null && c !== undefined && c !== false) e.append(c);
   return e;
+}
+
+/** Sets the `type` handler of `e`, one per type, so that `patchChildren` can swap it. */
+function setHandler(e, type, fn) {
+  if (!e.handlers) e.handlers = {};
+  if (!(type in e.handlers)) {
+    e.addEventListener(type, (ev) => {
+      const f = e.handlers[type];
+      if (f) f(ev);
+    });
+  }
+  e.handlers[type] = fn;
+}
+
+/** Brings `old` up to date with `fresh` (attributes, inline style, content, handlers). */
+function syncElement(old, fresh) {
+  for (const a of [...old.attributes]) if (a.name !== "style" && !fresh.hasAttribute(a.name)) old.removeAttribute(a.name);
+  for (const a of [...fresh.attributes]) {
+    if (a.name !== "style" && old.getAttribute(a.name) !== a.value) old.setAttribute(a.name, a.value);
+  }
+  if (old.style.cssText !== fresh.style.cssText) old.style.cssText = fresh.style.cssText; // CSSOM: the CSP refuses style attributes
+  old.replaceChildren(...fresh.childNodes);
+  for (const [type, fn] of Object.entries(fresh.handlers || {})) setHandler(old, type, fn);
+  for (const type of Object.keys(old.handlers || {})) if (!(fresh.handlers || {})[type]) old.handlers[type] = null;
+}
+
+/**
+ * Makes `box`'s children the elements `fresh`, keeping each child already there under the same
+ * `data-key` (brought up to date) instead of its fresh copy, and moving none that keep their
+ * order: a button being pressed (a key or a finger down) or holding the focus survives a new
+ * frame, so the press ends on the element it began on.
+ */
+export function patchChildren(box, fresh) {
+  const old = new Map();
+  for (const c of box.children) if (c.dataset.key) old.set(c.dataset.key, c);
+  const keep = fresh.map((f) => {
+    const o = f.dataset.key ? old.get(f.dataset.key) : undefined;
+    if (!o || o.tagName !== f.tagName) return f;
+    old.delete(f.dataset.key);
+    syncElement(o, f);
+    return o;
+  });
+  const wanted = new Set(keep);
+  for (const c of [...box.childNodes]) if (!wanted.has(c)) c.remove();
+  keep.forEach((c, i) => {
+    if (box.children[i] !== c) box.insertBefore(c, box.children[i] || null);
+  });
 }
 
 const COLOUR_NAME = { red: "Red", blue: "Blue", green: "Green", gold: "Gold", yellow: "Gold", purple: "Purple", orange: "Orange", teal: "Teal", pink: "Pink" };
@@ -165,12 +214,17 @@ export function bidValue(move) {
 
 // -------------------------------------------------------------------------- board
 
-export function positionOf(k, n) {
+/** Below this board width (px) the seats sit closer in, so their tags stay on the felt. */
+const NARROW_BOARD_PX = 600;
+/** How far the seats sit from the middle across the board, in % of its width: wide, narrow. */
+const SEAT_RADIUS = { wide: 39, narrow: 30 };
+
+export function positionOf(k, n, rx = SEAT_RADIUS.wide) {
   // k = 0 is the near edge; the next seats to play follow to the right, across, to the left.
   // Big tables spread the others over the far half so the near edge stays free for the hand.
   const deg = n <= 4 ? 90 - (k * 360) / n : 10 - ((k - 1) * 200) / (n - 2);
   const theta = (deg * Math.PI) / 180;
-  const x = 50 + 39 * Math.cos(theta);
+  const x = 50 + rx * Math.cos(theta);
   const y = 42 + 28 * Math.sin(theta);
   return { x, y };
 }
@@ -213,9 +267,10 @@ export function renderBoard(st, ui, h) {
   const me = viewSeat(st);
   const seatsBox = $("#seats");
   seatsBox.replaceChildren();
+  const rx = $("#board").clientWidth < NARROW_BOARD_PX ? SEAT_RADIUS.narrow : SEAT_RADIUS.wide;
   for (let k = 1; k < n; k++) {
     const s = (me + k) % n;
-    const pos = positionOf(k, n);
+    const pos = positionOf(k, n, rx);
     const seat = st.seats[s];
     const fan = el("div", { class: "fan", "aria-hidden": "true" });
     for (let i = 0; i < Math.min(seat.cards, 14); i++) fan.append(cardBack());
@@ -223,8 +278,8 @@ export function renderBoard(st, ui, h) {
     const wrap = el("div", { class: "seat" + (n > 4 ? " compact" : ""), style: `left:${pos.x}%;top:${pos.y}%` }, seatTag(st, s, h.who), fan, said);
     seatsBox.append(wrap);
   }
-  // my own tag sits in the near area
-  const near = $(".near");
+  // my own tag sits in the near area, beside the status line
+  const near = $("#near-head");
   let mine = $("#my-tag", near);
   const tag = seatTag(st, me, h.who, { me: true });
   tag.id = "my-tag";
@@ -321,39 +376,71 @@ function renderCounter(st) {
   box.hidden = false;
 }
 
+/** The narrowest strip of a card that the next card in its row leaves showing, in CSS px: wide
+ * enough for its corner (rank and suit) to be read and for a finger to tap it. */
+export const MIN_STRIP_PX = 24;
+/** The widest strip, as a share of the card's width (a short hand is not spread out). */
+const MAX_STRIP = 0.8;
+/** How much of a card a lower row leaves showing, as a share of the card's height. */
+const ROW_SHOW = 0.45;
+
+/**
+ * How `n` cards of width `cw` fit a hand `width` px wide: the fewest rows in which every strip
+ * is at least MIN_STRIP_PX, the cards shared evenly between the rows, and the step from one
+ * card to the next in a row.
+ */
+export function handLayout(n, width, cw) {
+  const perRowMax = Math.max(1, Math.floor((width - cw) / MIN_STRIP_PX) + 1);
+  const rows = Math.max(1, Math.ceil(n / perRowMax));
+  const perRow = Math.ceil(n / rows);
+  const step = perRow > 1 ? Math.min(cw * MAX_STRIP, (width - cw) / (perRow - 1)) : cw;
+  return { rows, perRow, step: Math.floor(step * 10) / 10 };
+}
+
+function px(box, name) {
+  return parseFloat(getComputedStyle(box).getPropertyValue(name)) || 0;
+}
+
 function renderHand(st, ui, h) {
   const hand = $("#hand");
-  hand.replaceChildren();
   const cards = st.hand || [];
   if (!cards.length) {
+    hand.replaceChildren();
     hand.setAttribute("aria-label", "Your hand (no cards shown)");
     return;
   }
   hand.setAttribute("aria-label", `Your hand, ${cards.length} cards`);
   let focusId = ui.rovingId;
   if (!cards.some((c) => c.id === focusId)) focusId = cards[0].id;
-  const overlap = Math.max(0.2, Math.min(0.55, 1 - 760 / (cards.length * 64)));
-  hand.style.setProperty("--overlap", overlap);
+  const cw = px(hand, "--cw");
+  const width = hand.clientWidth - px(hand, "padding-left") - px(hand, "padding-right");
+  const fit = handLayout(cards.length, width > cw ? width : cards.length * cw, cw);
+  hand.style.setProperty("--step", `${fit.step}px`);
+  hand.style.setProperty("--row-show", String(ROW_SHOW));
+  hand.classList.toggle("rows", fit.rows > 1);
   const wild = st.doudizhu && st.doudizhu.wild;
-  for (const c of cards) {
+  const fresh = [];
+  cards.forEach((c, i) => {
+    if (i && i % fit.perRow === 0) fresh.push(el("span", { class: "hand-break", "aria-hidden": "true", dataset: { key: `break:${i}` } }));
     const dim = cardDisabled(st, c.id);
     const pressed = ui.selected.has(c.id);
     const isWild = !!wild && c.rank === wild;
-    const b = el("button", {
+    const place = (i % fit.perRow === 0 ? " row-start" : "") + (i >= fit.perRow ? " lower" : "");
+    fresh.push(el("button", {
       type: "button",
-      class: "card-button" + (dim ? " dim" : "") + (ui.fresh.has(c.id) ? " new" : "") + (isWild ? " wild" : ""),
+      class: "card-button" + place + (dim ? " dim" : "") + (ui.fresh.has(c.id) ? " new" : "") + (isWild ? " wild" : ""),
       "aria-pressed": pressed ? "true" : "false",
       "aria-disabled": dim ? "true" : null,
       "aria-label": cardName(c) + (isWild ? " (wild)" : "") + (dim ? " (cannot be played now)" : "") + (ui.fresh.has(c.id) ? " (received)" : ""),
       tabindex: c.id === focusId ? "0" : "-1",
       dataset: { key: `hand:${c.id}`, id: String(c.id) },
-    }, cardFace(c));
-    hand.append(b);
-  }
+    }, cardFace(c)));
+  });
+  patchChildren(hand, fresh);
 }
 
 export function renderActions(box, st, ui, h, where) {
-  box.replaceChildren();
+  const fresh = [];
   for (const a of actionList(st, ui)) {
     const b = el("button", {
       type: "button",
@@ -365,8 +452,9 @@ export function renderActions(box, st, ui, h, where) {
       },
     }, a.label);
     if (a.why && !a.enabled) b.title = a.why;
-    box.append(b);
+    fresh.push(b);
   }
+  patchChildren(box, fresh);
 }
 
 // -------------------------------------------------------------------------- side panel
@@ -375,11 +463,11 @@ export function renderPanel(st, ui, h) {
   const me = viewSeat(st);
   $("#controls-turn").textContent = turnText(st, h.who);
   const box = $("#controls-hand");
-  box.replaceChildren();
+  const fresh = [];
   for (const c of st.hand || []) {
     const dim = cardDisabled(st, c.id);
     const red = c.suit === "h" || c.suit === "d" || c.rank === "R" || c.rank === "JK";
-    box.append(el("button", {
+    fresh.push(el("button", {
       type: "button",
       class: "hand-button" + (red ? " red" : "") + (dim ? " dim" : ""),
       "aria-pressed": ui.selected.has(c.id) ? "true" : "false",
@@ -389,7 +477,8 @@ export function renderPanel(st, ui, h) {
       onclick: () => h.toggle(c.id),
     }, cardShort(c)));
   }
-  if (!(st.hand || []).length) box.append(el("p", { class: "hint-text" }, st.curtain ? "The cards are hidden behind the curtain." : "No cards in hand."));
+  if (!(st.hand || []).length) fresh.push(el("p", { class: "hint-text", dataset: { key: "ctl:none" } }, st.curtain ? "The cards are hidden behind the curtain." : "No cards in hand."));
+  patchChildren(box, fresh);
   const status = $("#controls-status");
   status.textContent = ui.status.text;
   renderActions($("#controls-actions"), st, ui, h, "ctl");
@@ -480,5 +569,7 @@ export function roundBox(st) {
   const d = st.doudizhu;
   if (!d || !d.round_box) return null;
   const r = d.round_box;
+  // before any bid the round is worth nothing yet: say what each bid point will be worth
+  if (!r.bid) return `${r.base} × bid × ${r.multiplier} = ${r.base * r.multiplier} a bid point`;
   return `${r.base} × ${r.bid} × ${r.multiplier} = ${r.points}`;
 }
