@@ -284,3 +284,12 @@ def test_a_busy_port_is_one_line_before_the_server_starts(capsys, monkeypatch, t
     line = one_error_line(capsys)
     assert f"cannot listen on 127.0.0.1:{port}" in line, line
     assert not (tmp_path / "t.db").exists()  # refused before the rooms file is made
+
+
+@pytest.mark.parametrize("option", ["--work-per-s", "--work-burst", "--think"])
+@pytest.mark.parametrize("value", ["-1", "0", "fast"])
+def test_a_bad_server_budget_is_one_line(capsys, option, value):
+    # regression: --work-per-s -1 started a server whose every request was refused busy
+    assert _status(["serve", option, value]) == 2
+    line = one_error_line(capsys)
+    assert option in line and repr(value) in line, line

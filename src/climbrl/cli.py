@@ -252,10 +252,10 @@ def build_parser() -> argparse.ArgumentParser:
                     metavar="ORIGIN",
                     help="a page origin (https://cards.example) whose WebSockets are let in "
                          "besides the server's own; repeat for more")
-    sv.add_argument("--work-per-s", type=float, default=0.05,
+    sv.add_argument("--work-per-s", type=_seconds, default=0.05,
                     help="seconds of server work (frames, hints, checks a connection asks for) "
                          "each connection may cost per second; past it those requests get busy")
-    sv.add_argument("--work-burst", type=float, default=0.5,
+    sv.add_argument("--work-burst", type=_seconds, default=0.5,
                     help="seconds of such work a connection may cost at once")
     sv.set_defaults(func=_serve)
     return parser
