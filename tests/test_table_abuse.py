@@ -43,7 +43,9 @@ def test_a_hint_followed_at_once_by_a_move_is_answered(tmp_path):
             reply = _reply_to(client, hint_id)
             assert reply["type"] in ("hint", "error"), reply
             if reply["type"] == "error":
-                assert reply["code"] == "stale", reply
+                # the bug was no reply at all; on a loaded machine the state acted on may be
+                # behind the server's (a CPU moved meanwhile): then the hint is not the seat's
+                assert reply["code"] in ("stale", "no_hint"), reply
             answered += 1
         assert answered
         client.close()
