@@ -284,3 +284,30 @@ def test_a_busy_port_is_one_line_before_the_server_starts(capsys, monkeypatch, t
     line = one_error_line(capsys)
     assert f"cannot listen on 127.0.0.1:{port}" in line, line
     assert not (tmp_path / "t.db").exists()  # refused before the rooms file is made
+
+
+@pytest.mark.parametrize("option", ["--rooms-per-client", "--max-rooms"])
+@pytest.mark.parametrize("value", ["0", "-3", "many"])
+def test_a_room_cap_that_is_not_a_count_is_one_line(capsys, option, value):
+    assert _status(["serve", option, value]) == 2
+    line = one_error_line(capsys)
+    assert option in line and "1 or more" in line and repr(value) in line, line
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_the_room_caps_reach_the_server(monkeypatch, tmp_path):
+    pytest.importorskip("uvicorn")
+    from climbrl.play.server import app
+
+    seen = {}
+    monkeypatch.setattr(app, "run_app", lambda served, *a, **k: seen.setdefault("server", served.state.server))
+    assert _status(["serve", "--port", str(_free_port()), "--db", str(tmp_path / "t.db"),
+                    "--rooms-per-client", "7", "--max-rooms", "70"]) == 0
+    assert (seen["server"].rooms_per_client, seen["server"].max_rooms) == (7, 70)

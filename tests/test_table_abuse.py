@@ -214,3 +214,34 @@ def _reply_to_any(client: TableClient, rid: int) -> dict:
         if message.get("re") == rid:
             return message
     raise AssertionError(f"no reply to request {rid}")
+
+
+# -- 6: room creation spam (5 connections made 2,400 rooms in 30 s) ------------------------------
+
+
+def _create_code(client: TableClient, **settings) -> str:
+    rid = client.send({"type": "create", **settings})
+    reply = _reply_to_any(client, rid)
+    return reply.get("code", reply["type"])
+
+
+def test_room_creation_spam_from_one_client_gets_too_many_rooms(tmp_path):
+    app = make_app(tmp_path, rooms_per_client=3)
+    with TestClient(app) as tc:
+        codes = []
+        for _ in range(3):  # new connections do not reset the count: it is by address
+            with tc.websocket_connect("/ws") as ws:
+                client = _client(ws)
+                codes += [_create_code(client, game="daifugo", mode="local", players=3) for _ in range(2)]
+        assert codes == ["joined"] * 3 + ["too_many_rooms"] * 3, codes
+        assert len(app.state.server.rooms) == 3
+
+
+def test_room_creation_spam_stops_at_max_rooms_in_all(tmp_path):
+    app = make_app(tmp_path, max_rooms=2)
+    with TestClient(app) as tc, tc.websocket_connect("/ws") as ws:
+        client = _client(ws)
+        codes = [_create_code(client, game="daifugo", mode="local", players=3) for _ in range(3)]
+        assert codes == ["joined", "joined", "too_many_rooms"], codes
+        assert len(app.state.server.rooms) == 2
+        assert client.request({"type": "ping"}, "pong")

@@ -13,6 +13,7 @@ in worker processes (:mod:`.cpu`), so neither holds up the event loop.
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import json
 import logging
@@ -49,6 +50,11 @@ DEFAULT_ROOM_DAYS = 7.0
 SECONDS_PER_DAY = 86400.0
 EXPIRY_CHECK_S = 3600.0
 """how often a running server drops the rooms unused for ``room_days``"""
+DEFAULT_ROOMS_PER_CLIENT = 20
+"""rooms one client (IP address) may create in :data:`ROOM_WINDOW_S`"""
+ROOM_WINDOW_S = 3600.0
+DEFAULT_MAX_ROOMS = 2000
+"""rooms the server holds in all (memory, and the replay at start-up, grow with them)"""
 SEND_QUEUE = 256
 POLICY_CLOSE = 1008
 STORE_RETRY_S = 1.0
@@ -74,12 +80,19 @@ def server_version() -> str:
         return "climbrl"
 
 
+def client_address(ws: WebSocket) -> str:
+    """The client's IP address, what the per-client limits count by (uvicorn puts the one a
+    proxy on this machine names in ``X-Forwarded-For`` there)."""
+    return ws.client.host if ws.client is not None else ""
+
+
 class Connection:
     """One WebSocket: the room it sits in, the seats it holds and its send queue."""
 
     def __init__(self, ws: WebSocket, rate: float, burst: int,
                  work: tuple[float, float] = (protocol.WORK_PER_S, protocol.WORK_BURST_S)):
         self.ws = ws
+        self.client = client_address(ws)
         self.work = protocol.WorkBudget(*work)
         self.room: Room | None = None
         self.seats: list[int] = []
@@ -120,7 +133,9 @@ class TableServer:
                  cpu_wait_s: float = DEFAULT_MAX_WAIT_S,
                  allow_origins: tuple[str, ...] = (),
                  work_per_s: float = protocol.WORK_PER_S,
-                 work_burst_s: float = protocol.WORK_BURST_S):
+                 work_burst_s: float = protocol.WORK_BURST_S,
+                 rooms_per_client: int = DEFAULT_ROOMS_PER_CLIENT,
+                 max_rooms: int = DEFAULT_MAX_ROOMS):
         if not room_days >= 0:
             raise ValueError(f"room_days must be 0 (keep every room) or more, got {room_days!r}")
         self.store = Store(db, busy_timeout_s)
@@ -131,6 +146,10 @@ class TableServer:
         self.rate = rate
         self.burst = burst
         self.work = (work_per_s, work_burst_s)
+        self.rooms_per_client = rooms_per_client
+        self.max_rooms = max_rooms
+        self.created: dict[str, collections.deque[float]] = {}
+        """client address -> when it created its rooms of the last :data:`ROOM_WINDOW_S`"""
         self.pool = CpuPool(workers, think_s, cpu_backend, cpu_wait_s)
         self.rooms: dict[str, Room] = {}
         self.conns: dict[str, set[Connection]] = {}
@@ -188,6 +207,8 @@ class TableServer:
         with a person connected now; returns their ids."""
         if not self.room_days:
             return []
+        hour_ago = time.monotonic() - ROOM_WINDOW_S
+        self.created = {c: t for c, t in self.created.items() if t and t[-1] > hour_ago}
         cutoff = time.time() - self.room_days * SECONDS_PER_DAY
         unused = await self.writer.call(self.store.unused_since, cutoff)
         gone = [r for r in unused if not self.conns.get(r)]
@@ -337,14 +358,31 @@ class TableServer:
     def on_ping(self, conn, msg) -> None:
         conn.send(_reply({"type": "pong"}, msg))
 
+    def _admit_room(self, conn: Connection) -> collections.deque[float]:
+        """Refuse a new room past ``max_rooms`` in all or ``rooms_per_client`` created by the
+        connection's client in the last hour (``too_many_rooms``); returns that client's log."""
+        if len(self.rooms) >= self.max_rooms:
+            raise RoomError("too_many_rooms", f"the server holds its most rooms ({self.max_rooms}); "
+                            "try again later")
+        stamps = self.created.setdefault(conn.client, collections.deque())
+        cutoff = time.monotonic() - ROOM_WINDOW_S
+        while stamps and stamps[0] < cutoff:
+            stamps.popleft()
+        if len(stamps) >= self.rooms_per_client:
+            raise RoomError("too_many_rooms", f"you made {len(stamps)} rooms in the last hour, the most "
+                            f"one address may; try again in {stamps[0] - cutoff:.0f} s")
+        return stamps
+
     async def on_create(self, conn, msg) -> None:
         settings = check_settings(msg)
+        self._admit_room(conn)
         # the first room of a variant builds its engine (a second for some): in a thread, so
         # the other rooms keep moving
         await asyncio.to_thread(TABLE_GAMES[settings["game"]].build_engine, settings["players"],
                                 settings["rounds"], settings["rules"])
         if settings["mode"] == "cpu" or settings["fill"]:
             self._admit_cpus()  # after the wait, as the room is made
+        made = self._admit_room(conn)  # again: others made rooms meanwhile
         room_id = new_room_id()
         seed = secrets.randbits(SEED_BITS)
         token = new_token()
@@ -353,6 +391,7 @@ class TableServer:
         for op in ops:
             room.execute(op)
         await self.writer.call(self.store.create_room, room_id, settings, seed, ops)
+        made.append(time.monotonic())
         self.rooms[room_id] = room
         self.conns[room_id] = set()
         self._attach(conn, room, room.seats_of(token), token, msg, creator=True)
@@ -819,4 +858,4 @@ def run_app(app: Starlette, host: str, port: int) -> None:
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     uvicorn.run(app, host=host, port=port, access_log=False, ws_max_size=1 << 16,
-                log_level="info")
+                stampslevel="info")
