@@ -858,4 +858,4 @@ def run_app(app: Starlette, host: str, port: int) -> None:
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     uvicorn.run(app, host=host, port=port, access_log=False, ws_max_size=1 << 16,
-                stampslevel="info")
+                log_level="info")
