@@ -32,6 +32,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from . import protocol
 from .cpu import DEFAULT_MAX_WAIT_S, DEFAULT_THINK_S, CpuPool
 from .events import Event
+from .guard import DEFAULT_HEADER_TIMEOUT_S, http_protocol
 from .protocol import ProtocolError, error
 from .redact import frame
 from .rooms import (LEVELS, SEED_BITS, TABLE_GAMES, Room, RoomError, check_settings, game_options, new_room_id,
@@ -55,6 +56,12 @@ DEFAULT_ROOMS_PER_CLIENT = 20
 ROOM_WINDOW_S = 3600.0
 DEFAULT_MAX_ROOMS = 2000
 """rooms the server holds in all (memory, and the replay at start-up, grow with them)"""
+DEFAULT_CONNECTIONS_PER_CLIENT = 32
+"""WebSockets one client (IP address) may hold open at once"""
+DEFAULT_IDLE_S = 120.0
+"""a WebSocket that sends nothing for this long is closed (the page pings well within it)"""
+CLOSING_S = 5.0
+"""how long a connection closed by the server has to read what it was sent last"""
 SEND_QUEUE = 256
 POLICY_CLOSE = 1008
 STORE_RETRY_S = 1.0
@@ -135,7 +142,10 @@ class TableServer:
                  work_per_s: float = protocol.WORK_PER_S,
                  work_burst_s: float = protocol.WORK_BURST_S,
                  rooms_per_client: int = DEFAULT_ROOMS_PER_CLIENT,
-                 max_rooms: int = DEFAULT_MAX_ROOMS):
+                 max_rooms: int = DEFAULT_MAX_ROOMS,
+                 connections_per_client: int = DEFAULT_CONNECTIONS_PER_CLIENT,
+                 idle_s: float = DEFAULT_IDLE_S,
+                 header_timeout_s: float = DEFAULT_HEADER_TIMEOUT_S):
         if not room_days >= 0:
             raise ValueError(f"room_days must be 0 (keep every room) or more, got {room_days!r}")
         self.store = Store(db, busy_timeout_s)
@@ -148,6 +158,12 @@ class TableServer:
         self.work = (work_per_s, work_burst_s)
         self.rooms_per_client = rooms_per_client
         self.max_rooms = max_rooms
+        self.connections_per_client = connections_per_client
+        self.open: collections.Counter[str] = collections.Counter()
+        """client address -> its WebSockets open now"""
+        self.idle_s = idle_s
+        self.header_timeout_s = header_timeout_s
+        """read by :func:`run_app`: uvicorn closes a socket whose request headers take longer"""
         self.created: dict[str, collections.deque[float]] = {}
         """client address -> when it created its rooms of the last :data:`ROOM_WINDOW_S`"""
         self.pool = CpuPool(workers, think_s, cpu_backend, cpu_wait_s)
@@ -270,16 +286,41 @@ class TableServer:
             await ws.close(POLICY_CLOSE)  # before the handshake: the browser gets HTTP 403
             return
         await ws.accept()
+        client = client_address(ws)
+        if self.open[client] >= self.connections_per_client:
+            log.warning("refused a WebSocket: %d open from one address", self.open[client])
+            await ws.send_text(json.dumps(error(
+                "too_many_connections", f"this address has {self.open[client]} connections open, "
+                "the most one may; close one first")))
+            await ws.close(POLICY_CLOSE)
+            return
+        self.open[client] += 1
+        try:
+            await self._serve_socket(ws)
+        finally:
+            self.open[client] -= 1
+            if not self.open[client]:
+                del self.open[client]
+
+    async def _serve_socket(self, ws: WebSocket) -> None:
         conn = Connection(ws, self.rate, self.burst, self.work)
         writer = asyncio.create_task(self._writer(conn))
         conn.send({"type": "hello", "protocol": protocol.VERSION, "server": server_version(),
                    "limits": {"max_message_bytes": protocol.MAX_MESSAGE_BYTES,
-                              "rate_per_s": self.rate, "burst": self.burst},
+                              "rate_per_s": self.rate, "burst": self.burst, "idle_s": self.idle_s},
                    "modes": ["cpu", "local", "friends"], "levels": list(LEVELS),
                    "grace_s": self.grace_s, "games": game_options()})
         try:
             while not conn.closed:
-                message = await ws.receive()
+                try:
+                    message = await asyncio.wait_for(ws.receive(), self.idle_s)
+                except asyncio.TimeoutError:
+                    conn.send(error("idle", f"nothing was sent for {self.idle_s:g} s; the "
+                                    "connection is closed (ping keeps it open)"))
+                    conn.close()  # the writer sends the error, then closes the socket
+                    with contextlib.suppress(Exception):
+                        await asyncio.wait_for(writer, CLOSING_S)
+                    break
                 if message["type"] == "websocket.disconnect":
                     break
                 raw = message.get("text")
@@ -858,4 +899,4 @@ def run_app(app: Starlette, host: str, port: int) -> None:
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     uvicorn.run(app, host=host, port=port, access_log=False, ws_max_size=1 << 16,
-                log_level="info")
+                log_level="info", http=http_protocol(app.state.server.header_timeout_s))

@@ -273,6 +273,13 @@ def build_parser() -> argparse.ArgumentParser:
                          "too_many_rooms")
     sv.add_argument("--max-rooms", type=lambda t: _count(t, "rooms"), default=2000,
                     help="rooms the server holds in all; past it new rooms get too_many_rooms")
+    sv.add_argument("--connections-per-client", type=lambda t: _count(t, "connections"), default=32,
+                    help="WebSockets one client (IP address) may hold open at once; past it, "
+                         "too_many_connections")
+    sv.add_argument("--idle", type=_seconds, default=120.0,
+                    help="seconds a WebSocket may send nothing before it is closed (the page pings)")
+    sv.add_argument("--header-timeout", type=_seconds, default=10.0,
+                    help="seconds a client has from connecting to the end of its request headers")
     sv.set_defaults(func=_serve)
     return parser
 
@@ -516,7 +523,9 @@ def _serve(args) -> int:
                          cpu_backend=args.cpu_backend, room_days=args.room_days,
                          cpu_wait_s=args.cpu_wait, allow_origins=tuple(args.allow_origins),
                          work_per_s=args.work_per_s, work_burst_s=args.work_burst,
-                         rooms_per_client=args.rooms_per_client, max_rooms=args.max_rooms)
+                         rooms_per_client=args.rooms_per_client, max_rooms=args.max_rooms,
+                         connections_per_client=args.connections_per_client, idle_s=args.idle,
+                         header_timeout_s=args.header_timeout)
     run_app(app, args.host, args.port)
     return 0
 
