@@ -63,7 +63,8 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-LOOPBACK_CAPS = ("--rooms-per-client", "1000", "--connections-per-client", "1000")
+LOOPBACK_CAPS = ("--rooms-per-client", "1000", "--connections-per-client", "1000",
+                 "--seats-per-client", "1000")
 """every page of the tests comes from 127.0.0.1: one client, as the per-client caps count"""
 
 

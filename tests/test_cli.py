@@ -286,7 +286,8 @@ def test_a_busy_port_is_one_line_before_the_server_starts(capsys, monkeypatch, t
     assert not (tmp_path / "t.db").exists()  # refused before the rooms file is made
 
 
-@pytest.mark.parametrize("option", ["--rooms-per-client", "--max-rooms", "--connections-per-client"])
+@pytest.mark.parametrize("option", ["--rooms-per-client", "--max-rooms", "--connections-per-client",
+                                    "--seats-per-client"])
 @pytest.mark.parametrize("value", ["0", "-3", "many"])
 def test_a_room_cap_that_is_not_a_count_is_one_line(capsys, option, value):
     assert _status(["serve", option, value]) == 2
@@ -310,10 +311,10 @@ def test_the_client_caps_reach_the_server(monkeypatch, tmp_path):
     monkeypatch.setattr(app, "run_app", lambda served, *a, **k: seen.setdefault("server", served.state.server))
     assert _status(["serve", "--port", str(_free_port()), "--db", str(tmp_path / "t.db"),
                     "--rooms-per-client", "7", "--max-rooms", "70", "--connections-per-client", "3",
-                    "--idle", "40", "--header-timeout", "4"]) == 0
+                    "--idle", "40", "--header-timeout", "4", "--seats-per-client", "2"]) == 0
     server = seen["server"]
     assert (server.rooms_per_client, server.max_rooms, server.connections_per_client,
-            server.idle_s, server.header_timeout_s) == (7, 70, 3, 40.0, 4.0)
+            server.idle_s, server.header_timeout_s, server.seats_per_client) == (7, 70, 3, 40.0, 4.0, 2)
 
 
 @pytest.mark.parametrize("option", ["--idle", "--header-timeout"])

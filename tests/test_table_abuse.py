@@ -155,6 +155,23 @@ def test_re_joining_does_not_take_every_free_seat(tmp_path):
             assert kinds == ["human", "human", "empty", "empty"]
 
 
+def test_one_address_cannot_take_every_free_seat_with_new_connections(tmp_path):
+    app = make_app(tmp_path, seats_per_client=1)
+    with TestClient(app) as tc, tc.websocket_connect("/ws") as ws:
+        ann = _client(ws)
+        ann.create(game="daifugo", mode="friends", players=4)
+        with tc.websocket_connect("/ws") as ws2, tc.websocket_connect("/ws") as ws3:
+            assert _client(ws2).join(ann.room, name="Bob")["seats"] == [1]
+            with pytest.raises(ServerError) as err:  # a new connection, the same address
+                _client(ws3).join(ann.room, name="Bob again")
+            assert err.value.code == "already_seated"
+            elsewhere = TestClient(app, client=("192.0.2.7", 50000))  # another address
+            with elsewhere.websocket_connect("/ws") as ws4:
+                assert _client(ws4).join(ann.room, name="Cleo")["seats"] == [2]
+            kinds = [s.kind for s in app.state.server.rooms[ann.room].seats]
+            assert kinds == ["human", "human", "human", "empty"]
+
+
 # -- 5: budget server work, not messages; store only what changes a room ------------------------
 
 

@@ -60,6 +60,8 @@ DEFAULT_CONNECTIONS_PER_CLIENT = 32
 """WebSockets one client (IP address) may hold open at once"""
 DEFAULT_IDLE_S = 120.0
 """a WebSocket that sends nothing for this long is closed (the page pings well within it)"""
+DEFAULT_SEATS_PER_CLIENT = 1
+"""seats one client (IP address) may take in a friends room by joining without a token"""
 CLOSING_S = 5.0
 """how long a connection closed by the server has to read what it was sent last"""
 SEND_QUEUE = 256
@@ -145,7 +147,8 @@ class TableServer:
                  max_rooms: int = DEFAULT_MAX_ROOMS,
                  connections_per_client: int = DEFAULT_CONNECTIONS_PER_CLIENT,
                  idle_s: float = DEFAULT_IDLE_S,
-                 header_timeout_s: float = DEFAULT_HEADER_TIMEOUT_S):
+                 header_timeout_s: float = DEFAULT_HEADER_TIMEOUT_S,
+                 seats_per_client: int = DEFAULT_SEATS_PER_CLIENT):
         if not room_days >= 0:
             raise ValueError(f"room_days must be 0 (keep every room) or more, got {room_days!r}")
         self.store = Store(db, busy_timeout_s)
@@ -162,6 +165,10 @@ class TableServer:
         self.open: collections.Counter[str] = collections.Counter()
         """client address -> its WebSockets open now"""
         self.idle_s = idle_s
+        self.seats_per_client = seats_per_client
+        self.joined: dict[str, collections.Counter[str]] = {}
+        """room id -> client address -> the seats it took by joining without a token (since
+        this server started)"""
         self.header_timeout_s = header_timeout_s
         """read by :func:`run_app`: uvicorn closes a socket whose request headers take longer"""
         self.created: dict[str, collections.deque[float]] = {}
@@ -232,6 +239,7 @@ class TableServer:
             self.rooms.pop(room_id, None)
             self.conns.pop(room_id, None)
             self.locks.pop(room_id, None)
+            self.joined.pop(room_id, None)
             tasks = [self.cpu_tasks.pop(room_id, None)]
             tasks += [self.grace_tasks.pop(k) for k in list(self.grace_tasks) if k[0] == room_id]
             for task in filter(None, tasks):
@@ -459,12 +467,17 @@ class TableServer:
         seat = room.free_seat()
         if seat is None:
             raise RoomError("room_full", "every seat of this room is taken")
+        taken = self.joined.setdefault(room.id, collections.Counter())
+        if taken[conn.client] >= self.seats_per_client:
+            raise RoomError("already_seated", f"this address has taken {taken[conn.client]} seat(s) "
+                            "of this room, the most one may; the others are for other people")
         token = new_token()
         name = msg.get("name")
         from .rooms import clean_name
 
         await self._execute(room, {"op": "sit", "seat": seat, "token": token_hash(token),
                                    "name": clean_name(name, f"Player {seat + 1}")})
+        taken[conn.client] += 1
         self._attach(conn, room, [seat], token, msg, creator=False)
 
     async def on_fill(self, conn, msg) -> None:

@@ -280,6 +280,9 @@ def build_parser() -> argparse.ArgumentParser:
                     help="seconds a WebSocket may send nothing before it is closed (the page pings)")
     sv.add_argument("--header-timeout", type=_seconds, default=10.0,
                     help="seconds a client has from connecting to the end of its request headers")
+    sv.add_argument("--seats-per-client", type=lambda t: _count(t, "seats"), default=1,
+                    help="seats one client (IP address) may take in a friends room by joining "
+                         "with its link; past it, already_seated")
     sv.set_defaults(func=_serve)
     return parser
 
@@ -525,7 +528,8 @@ def _serve(args) -> int:
                          work_per_s=args.work_per_s, work_burst_s=args.work_burst,
                          rooms_per_client=args.rooms_per_client, max_rooms=args.max_rooms,
                          connections_per_client=args.connections_per_client, idle_s=args.idle,
-                         header_timeout_s=args.header_timeout)
+                         header_timeout_s=args.header_timeout,
+                         seats_per_client=args.seats_per_client)
     run_app(app, args.host, args.port)
     return 0
 
