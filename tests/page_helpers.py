@@ -63,13 +63,18 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+LOOPBACK_CAPS = ("--rooms-per-client", "1000", "--connections-per-client", "1000",
+                 "--seats-per-client", "1000")
+"""every page of the tests comes from 127.0.0.1: one client, as the per-client caps count"""
+
+
 def start_server(tmp: Path, *extra: str) -> tuple[subprocess.Popen, str]:
     port = free_port()
     log = open(tmp / "serve.log", "w")
     env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONUNBUFFERED": "1"}
     proc = subprocess.Popen(
         [sys.executable, "-m", "climbrl.cli", "serve", "--host", "127.0.0.1", "--port", str(port),
-         "--db", str(tmp / "rooms.db"), *extra],
+         "--db", str(tmp / "rooms.db"), *LOOPBACK_CAPS, *extra],
         stdout=log, stderr=subprocess.STDOUT, env=env,
     )
     url = f"http://127.0.0.1:{port}"

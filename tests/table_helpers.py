@@ -12,6 +12,7 @@ import time
 from climbrl.envs.core.bits import iter_bits
 from climbrl.play.server import app as app_module
 from climbrl.play.server.client import TableClient
+from climbrl.play.server.guard import http_protocol
 
 FAST = {"rate": 10_000, "burst": 10_000, "cpu_backend": "thread"}
 
@@ -36,7 +37,7 @@ def live_server(tmp_path, grace_s: float = 0.3, **kwargs):
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
     config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", access_log=False,
-                            ws_max_size=1 << 16)
+                            ws_max_size=1 << 16, http=http_protocol(app.state.server.header_timeout_s))
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()

@@ -293,3 +293,41 @@ def test_a_bad_server_budget_is_one_line(capsys, option, value):
     assert _status(["serve", option, value]) == 2
     line = one_error_line(capsys)
     assert option in line and repr(value) in line, line
+
+
+@pytest.mark.parametrize("option", ["--rooms-per-client", "--max-rooms", "--connections-per-client",
+                                    "--seats-per-client"])
+@pytest.mark.parametrize("value", ["0", "-3", "many"])
+def test_a_room_cap_that_is_not_a_count_is_one_line(capsys, option, value):
+    assert _status(["serve", option, value]) == 2
+    line = one_error_line(capsys)
+    assert option in line and "1 or more" in line and repr(value) in line, line
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_the_client_caps_reach_the_server(monkeypatch, tmp_path):
+    pytest.importorskip("uvicorn")
+    from climbrl.play.server import app
+
+    seen = {}
+    monkeypatch.setattr(app, "run_app", lambda served, *a, **k: seen.setdefault("server", served.state.server))
+    assert _status(["serve", "--port", str(_free_port()), "--db", str(tmp_path / "t.db"),
+                    "--rooms-per-client", "7", "--max-rooms", "70", "--connections-per-client", "3",
+                    "--idle", "40", "--header-timeout", "4", "--seats-per-client", "2"]) == 0
+    server = seen["server"]
+    assert (server.rooms_per_client, server.max_rooms, server.connections_per_client,
+            server.idle_s, server.header_timeout_s, server.seats_per_client) == (7, 70, 3, 40.0, 4.0, 2)
+
+
+@pytest.mark.parametrize("option", ["--idle", "--header-timeout"])
+def test_a_connection_timeout_that_is_not_seconds_is_one_line(capsys, option):
+    assert _status(["serve", option, "0"]) == 2
+    line = one_error_line(capsys)
+    assert option in line and "more than 0" in line, line

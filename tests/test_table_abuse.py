@@ -157,6 +157,23 @@ def test_re_joining_does_not_take_every_free_seat(tmp_path):
             assert kinds == ["human", "human", "empty", "empty"]
 
 
+def test_one_address_cannot_take_every_free_seat_with_new_connections(tmp_path):
+    app = make_app(tmp_path, seats_per_client=1)
+    with TestClient(app) as tc, tc.websocket_connect("/ws") as ws:
+        ann = _client(ws)
+        ann.create(game="daifugo", mode="friends", players=4)
+        with tc.websocket_connect("/ws") as ws2, tc.websocket_connect("/ws") as ws3:
+            assert _client(ws2).join(ann.room, name="Bob")["seats"] == [1]
+            with pytest.raises(ServerError) as err:  # a new connection, the same address
+                _client(ws3).join(ann.room, name="Bob again")
+            assert err.value.code == "already_seated"
+            elsewhere = TestClient(app, client=("192.0.2.7", 50000))  # another address
+            with elsewhere.websocket_connect("/ws") as ws4:
+                assert _client(ws4).join(ann.room, name="Cleo")["seats"] == [2]
+            kinds = [s.kind for s in app.state.server.rooms[ann.room].seats]
+            assert kinds == ["human", "human", "human", "empty"]
+
+
 # -- 5: budget server work, not messages; store only what changes a room ------------------------
 
 
@@ -216,3 +233,97 @@ def _reply_to_any(client: TableClient, rid: int) -> dict:
         if message.get("re") == rid:
             return message
     raise AssertionError(f"no reply to request {rid}")
+
+
+# -- 6: room creation spam (5 connections made 2,400 rooms in 30 s) ------------------------------
+
+
+def _create_code(client: TableClient, **settings) -> str:
+    rid = client.send({"type": "create", **settings})
+    reply = _reply_to_any(client, rid)
+    return reply.get("code", reply["type"])
+
+
+def test_room_creation_spam_from_one_client_gets_too_many_rooms(tmp_path):
+    app = make_app(tmp_path, rooms_per_client=3)
+    with TestClient(app) as tc:
+        codes = []
+        for _ in range(3):  # new connections do not reset the count: it is by address
+            with tc.websocket_connect("/ws") as ws:
+                client = _client(ws)
+                codes += [_create_code(client, game="daifugo", mode="local", players=3) for _ in range(2)]
+        assert codes == ["joined"] * 3 + ["too_many_rooms"] * 3, codes
+        assert len(app.state.server.rooms) == 3
+
+
+def test_room_creation_spam_stops_at_max_rooms_in_all(tmp_path):
+    app = make_app(tmp_path, max_rooms=2)
+    with TestClient(app) as tc, tc.websocket_connect("/ws") as ws:
+        client = _client(ws)
+        codes = [_create_code(client, game="daifugo", mode="local", players=3) for _ in range(3)]
+        assert codes == ["joined", "joined", "too_many_rooms"], codes
+        assert len(app.state.server.rooms) == 2
+        assert client.request({"type": "ping"}, "pong")
+
+
+# -- 9: slow and idle connections ----------------------------------------------------------------
+
+
+def test_slow_request_headers_are_cut_off_at_the_header_timeout(tmp_path):
+    import socket
+    import time
+
+    with live_server(tmp_path, header_timeout_s=0.5) as (url, _app):
+        port = int(url.rsplit(":", 1)[1].split("/")[0])
+        with socket.create_connection(("127.0.0.1", port), timeout=5) as slow:
+            slow.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n")
+            started = time.monotonic()
+            closed = False
+            while time.monotonic() - started < 4:  # a header line every 0.2 s, forever
+                try:
+                    slow.sendall(b"X-Slow: 1\r\n")
+                    slow.settimeout(0.2)
+                    closed = slow.recv(1024) == b""
+                except socket.timeout:
+                    continue
+                except OSError:
+                    closed = True
+                if closed:
+                    break
+            assert closed, "a socket trickling header lines was held past the header timeout"
+        assert TableClient.connect(url, timeout=5).request({"type": "ping"}, "pong")
+
+
+def test_an_idle_websocket_is_closed_and_a_pinging_one_kept(tmp_path):
+    import time
+
+    from starlette.websockets import WebSocketDisconnect
+
+    with TestClient(make_app(tmp_path, idle_s=0.5)) as tc:
+        with tc.websocket_connect("/ws") as ws:
+            client = _client(ws)
+            assert client.hello["limits"]["idle_s"] == 0.5
+            for _ in range(6):  # 0.9 s, a ping every 0.15 s
+                time.sleep(0.15)
+                assert client.request({"type": "ping"}, "pong")
+            told = client.receive()  # then silence
+            assert told["type"] == "error" and told["code"] == "idle", told
+            with pytest.raises(WebSocketDisconnect):
+                client.receive()
+
+
+def test_one_client_cannot_hold_more_than_its_connections(tmp_path):
+    from starlette.websockets import WebSocketDisconnect
+
+    with TestClient(make_app(tmp_path, connections_per_client=2)) as tc:
+        with tc.websocket_connect("/ws") as one, tc.websocket_connect("/ws") as two:
+            assert _client(one).request({"type": "ping"}, "pong")
+            assert _client(two).request({"type": "ping"}, "pong")
+            with tc.websocket_connect("/ws") as three:
+                refused = _client(three)
+                told = refused.hello  # instead of the hello
+                assert told["type"] == "error" and told["code"] == "too_many_connections", told
+                with pytest.raises(WebSocketDisconnect):
+                    refused.receive()
+        with tc.websocket_connect("/ws") as again:  # closing them frees the count
+            assert _client(again).request({"type": "ping"}, "pong")

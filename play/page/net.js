@@ -8,6 +8,7 @@
 // join its room again with its token.
 
 export const PROTOCOL = 1;
+const PINGS_PER_IDLE = 3;
 
 export class Connection {
   constructor({ onMessage, onReopen, onDown }) {
@@ -20,6 +21,7 @@ export class Connection {
     this.retry = 0;
     this.closing = false;
     this.hello = null;
+    this.pinger = null;
   }
 
   url() {
@@ -44,6 +46,7 @@ export class Connection {
           greeted = true;
           this.hello = msg;
           this.retry = 0;
+          this.keepAlive(ws, msg.limits && msg.limits.idle_s);
           resolve(msg);
           return;
         }
@@ -56,6 +59,7 @@ export class Connection {
         this.onMessage(msg);
       });
       ws.addEventListener("close", () => {
+        clearInterval(this.pinger);
         for (const done of this.waiting.values()) done({ type: "error", code: "closed", message: "connection closed" });
         this.waiting.clear();
         if (this.closing) return;
@@ -69,6 +73,16 @@ export class Connection {
         }), delay);
       });
     });
+  }
+
+  /** Pings three times within the server's idle limit, so a quiet page (a person watching
+   * the CPUs, or thinking) keeps its socket. */
+  keepAlive(ws, idleS) {
+    clearInterval(this.pinger);
+    if (!idleS) return;
+    this.pinger = setInterval(() => {
+      if (this.ws === ws) this.send({ type: "ping" });
+    }, (idleS * 1000) / PINGS_PER_IDLE);
   }
 
   send(msg) {

@@ -13,6 +13,7 @@ in worker processes (:mod:`.cpu`), so neither holds up the event loop.
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import json
 import logging
@@ -31,6 +32,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from . import protocol
 from .cpu import DEFAULT_MAX_WAIT_S, DEFAULT_THINK_S, CpuPool
 from .events import Event
+from .guard import DEFAULT_HEADER_TIMEOUT_S, http_protocol
 from .protocol import ProtocolError, error
 from .redact import frame
 from .rooms import (LEVELS, SEED_BITS, TABLE_GAMES, Room, RoomError, check_settings, game_options, new_room_id,
@@ -49,6 +51,19 @@ DEFAULT_ROOM_DAYS = 7.0
 SECONDS_PER_DAY = 86400.0
 EXPIRY_CHECK_S = 3600.0
 """how often a running server drops the rooms unused for ``room_days``"""
+DEFAULT_ROOMS_PER_CLIENT = 20
+"""rooms one client (IP address) may create in :data:`ROOM_WINDOW_S`"""
+ROOM_WINDOW_S = 3600.0
+DEFAULT_MAX_ROOMS = 2000
+"""rooms the server holds in all (memory, and the replay at start-up, grow with them)"""
+DEFAULT_CONNECTIONS_PER_CLIENT = 32
+"""WebSockets one client (IP address) may hold open at once"""
+DEFAULT_IDLE_S = 120.0
+"""a WebSocket that sends nothing for this long is closed (the page pings well within it)"""
+DEFAULT_SEATS_PER_CLIENT = 1
+"""seats one client (IP address) may take in a friends room by joining without a token"""
+CLOSING_S = 5.0
+"""how long a connection closed by the server has to read what it was sent last"""
 SEND_QUEUE = 256
 POLICY_CLOSE = 1008
 STORE_RETRY_S = 1.0
@@ -74,12 +89,19 @@ def server_version() -> str:
         return "climbrl"
 
 
+def client_address(ws: WebSocket) -> str:
+    """The client's IP address, what the per-client limits count by (uvicorn puts the one a
+    proxy on this machine names in ``X-Forwarded-For`` there)."""
+    return ws.client.host if ws.client is not None else ""
+
+
 class Connection:
     """One WebSocket: the room it sits in, the seats it holds and its send queue."""
 
     def __init__(self, ws: WebSocket, rate: float, burst: int,
                  work: tuple[float, float] = (protocol.WORK_PER_S, protocol.WORK_BURST_S)):
         self.ws = ws
+        self.client = client_address(ws)
         self.work = protocol.WorkBudget(*work)
         self.room: Room | None = None
         self.seats: list[int] = []
@@ -120,7 +142,13 @@ class TableServer:
                  cpu_wait_s: float = DEFAULT_MAX_WAIT_S,
                  allow_origins: tuple[str, ...] = (),
                  work_per_s: float = protocol.WORK_PER_S,
-                 work_burst_s: float = protocol.WORK_BURST_S):
+                 work_burst_s: float = protocol.WORK_BURST_S,
+                 rooms_per_client: int = DEFAULT_ROOMS_PER_CLIENT,
+                 max_rooms: int = DEFAULT_MAX_ROOMS,
+                 connections_per_client: int = DEFAULT_CONNECTIONS_PER_CLIENT,
+                 idle_s: float = DEFAULT_IDLE_S,
+                 header_timeout_s: float = DEFAULT_HEADER_TIMEOUT_S,
+                 seats_per_client: int = DEFAULT_SEATS_PER_CLIENT):
         if not room_days >= 0:
             raise ValueError(f"room_days must be 0 (keep every room) or more, got {room_days!r}")
         self.store = Store(db, busy_timeout_s)
@@ -131,6 +159,20 @@ class TableServer:
         self.rate = rate
         self.burst = burst
         self.work = (work_per_s, work_burst_s)
+        self.rooms_per_client = rooms_per_client
+        self.max_rooms = max_rooms
+        self.connections_per_client = connections_per_client
+        self.open: collections.Counter[str] = collections.Counter()
+        """client address -> its WebSockets open now"""
+        self.idle_s = idle_s
+        self.seats_per_client = seats_per_client
+        self.joined: dict[str, collections.Counter[str]] = {}
+        """room id -> client address -> the seats it took by joining without a token (since
+        this server started)"""
+        self.header_timeout_s = header_timeout_s
+        """read by :func:`run_app`: uvicorn closes a socket whose request headers take longer"""
+        self.created: dict[str, collections.deque[float]] = {}
+        """client address -> when it created its rooms of the last :data:`ROOM_WINDOW_S`"""
         self.pool = CpuPool(workers, think_s, cpu_backend, cpu_wait_s)
         self.rooms: dict[str, Room] = {}
         self.conns: dict[str, set[Connection]] = {}
@@ -188,6 +230,8 @@ class TableServer:
         with a person connected now; returns their ids."""
         if not self.room_days:
             return []
+        hour_ago = time.monotonic() - ROOM_WINDOW_S
+        self.created = {c: t for c, t in self.created.items() if t and t[-1] > hour_ago}
         cutoff = time.time() - self.room_days * SECONDS_PER_DAY
         unused = await self.writer.call(self.store.unused_since, cutoff)
         gone = [r for r in unused if not self.conns.get(r)]
@@ -195,6 +239,7 @@ class TableServer:
             self.rooms.pop(room_id, None)
             self.conns.pop(room_id, None)
             self.locks.pop(room_id, None)
+            self.joined.pop(room_id, None)
             tasks = [self.cpu_tasks.pop(room_id, None)]
             tasks += [self.grace_tasks.pop(k) for k in list(self.grace_tasks) if k[0] == room_id]
             for task in filter(None, tasks):
@@ -249,16 +294,41 @@ class TableServer:
             await ws.close(POLICY_CLOSE)  # before the handshake: the browser gets HTTP 403
             return
         await ws.accept()
+        client = client_address(ws)
+        if self.open[client] >= self.connections_per_client:
+            log.warning("refused a WebSocket: %d open from one address", self.open[client])
+            await ws.send_text(json.dumps(error(
+                "too_many_connections", f"this address has {self.open[client]} connections open, "
+                "the most one may; close one first")))
+            await ws.close(POLICY_CLOSE)
+            return
+        self.open[client] += 1
+        try:
+            await self._serve_socket(ws)
+        finally:
+            self.open[client] -= 1
+            if not self.open[client]:
+                del self.open[client]
+
+    async def _serve_socket(self, ws: WebSocket) -> None:
         conn = Connection(ws, self.rate, self.burst, self.work)
         writer = asyncio.create_task(self._writer(conn))
         conn.send({"type": "hello", "protocol": protocol.VERSION, "server": server_version(),
                    "limits": {"max_message_bytes": protocol.MAX_MESSAGE_BYTES,
-                              "rate_per_s": self.rate, "burst": self.burst},
+                              "rate_per_s": self.rate, "burst": self.burst, "idle_s": self.idle_s},
                    "modes": ["cpu", "local", "friends"], "levels": list(LEVELS),
                    "grace_s": self.grace_s, "games": game_options()})
         try:
             while not conn.closed:
-                message = await ws.receive()
+                try:
+                    message = await asyncio.wait_for(ws.receive(), self.idle_s)
+                except asyncio.TimeoutError:
+                    conn.send(error("idle", f"nothing was sent for {self.idle_s:g} s; the "
+                                    "connection is closed (ping keeps it open)"))
+                    conn.close()  # the writer sends the error, then closes the socket
+                    with contextlib.suppress(Exception):
+                        await asyncio.wait_for(writer, CLOSING_S)
+                    break
                 if message["type"] == "websocket.disconnect":
                     break
                 raw = message.get("text")
@@ -337,14 +407,31 @@ class TableServer:
     def on_ping(self, conn, msg) -> None:
         conn.send(_reply({"type": "pong"}, msg))
 
+    def _admit_room(self, conn: Connection) -> collections.deque[float]:
+        """Refuse a new room past ``max_rooms`` in all or ``rooms_per_client`` created by the
+        connection's client in the last hour (``too_many_rooms``); returns that client's log."""
+        if len(self.rooms) >= self.max_rooms:
+            raise RoomError("too_many_rooms", f"the server holds its most rooms ({self.max_rooms}); "
+                            "try again later")
+        stamps = self.created.setdefault(conn.client, collections.deque())
+        cutoff = time.monotonic() - ROOM_WINDOW_S
+        while stamps and stamps[0] < cutoff:
+            stamps.popleft()
+        if len(stamps) >= self.rooms_per_client:
+            raise RoomError("too_many_rooms", f"you made {len(stamps)} rooms in the last hour, the most "
+                            f"one address may; try again in {stamps[0] - cutoff:.0f} s")
+        return stamps
+
     async def on_create(self, conn, msg) -> None:
         settings = check_settings(msg)
+        self._admit_room(conn)
         # the first room of a variant builds its engine (a second for some): in a thread, so
         # the other rooms keep moving
         await asyncio.to_thread(TABLE_GAMES[settings["game"]].build_engine, settings["players"],
                                 settings["rounds"], settings["rules"])
         if settings["mode"] == "cpu" or settings["fill"]:
             self._admit_cpus()  # after the wait, as the room is made
+        made = self._admit_room(conn)  # again: others made rooms meanwhile
         room_id = new_room_id()
         seed = secrets.randbits(SEED_BITS)
         token = new_token()
@@ -353,6 +440,7 @@ class TableServer:
         for op in ops:
             room.execute(op)
         await self.writer.call(self.store.create_room, room_id, settings, seed, ops)
+        made.append(time.monotonic())
         self.rooms[room_id] = room
         self.conns[room_id] = set()
         self._attach(conn, room, room.seats_of(token), token, msg, creator=True)
@@ -379,12 +467,17 @@ class TableServer:
         seat = room.free_seat()
         if seat is None:
             raise RoomError("room_full", "every seat of this room is taken")
+        taken = self.joined.setdefault(room.id, collections.Counter())
+        if taken[conn.client] >= self.seats_per_client:
+            raise RoomError("already_seated", f"this address has taken {taken[conn.client]} seat(s) "
+                            "of this room, the most one may; the others are for other people")
         token = new_token()
         name = msg.get("name")
         from .rooms import clean_name
 
         await self._execute(room, {"op": "sit", "seat": seat, "token": token_hash(token),
                                    "name": clean_name(name, f"Player {seat + 1}")})
+        taken[conn.client] += 1
         self._attach(conn, room, [seat], token, msg, creator=False)
 
     async def on_fill(self, conn, msg) -> None:
@@ -819,4 +912,4 @@ def run_app(app: Starlette, host: str, port: int) -> None:
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     uvicorn.run(app, host=host, port=port, access_log=False, ws_max_size=1 << 16,
-                log_level="info")
+                log_level="info", http=http_protocol(app.state.server.header_timeout_s))

@@ -100,6 +100,17 @@ def _seconds(text: str, least: float = 0.0, none: str = "") -> float:
     return seconds
 
 
+def _count(text: str, what: str) -> int:
+    """``text`` as a whole number, 1 or more, of ``what``."""
+    try:
+        count = int(text)
+    except ValueError:
+        count = 0
+    if count < 1:
+        raise argparse.ArgumentTypeError(f"a number of {what}, 1 or more, got {text!r}")
+    return count
+
+
 def _worker_count(text: str) -> int:
     try:
         count = int(text)
@@ -257,6 +268,21 @@ def build_parser() -> argparse.ArgumentParser:
                          "each connection may cost per second; past it those requests get busy")
     sv.add_argument("--work-burst", type=_seconds, default=0.5,
                     help="seconds of such work a connection may cost at once")
+    sv.add_argument("--rooms-per-client", type=lambda t: _count(t, "rooms"), default=20,
+                    help="rooms one client (IP address) may create in an hour; past it, "
+                         "too_many_rooms")
+    sv.add_argument("--max-rooms", type=lambda t: _count(t, "rooms"), default=2000,
+                    help="rooms the server holds in all; past it new rooms get too_many_rooms")
+    sv.add_argument("--connections-per-client", type=lambda t: _count(t, "connections"), default=32,
+                    help="WebSockets one client (IP address) may hold open at once; past it, "
+                         "too_many_connections")
+    sv.add_argument("--idle", type=_seconds, default=120.0,
+                    help="seconds a WebSocket may send nothing before it is closed (the page pings)")
+    sv.add_argument("--header-timeout", type=_seconds, default=10.0,
+                    help="seconds a client has from connecting to the end of its request headers")
+    sv.add_argument("--seats-per-client", type=lambda t: _count(t, "seats"), default=1,
+                    help="seats one client (IP address) may take in a friends room by joining "
+                         "with its link; past it, already_seated")
     sv.set_defaults(func=_serve)
     return parser
 
@@ -499,7 +525,11 @@ def _serve(args) -> int:
                          rate=args.rate, burst=max(int(2 * args.rate), 1),
                          cpu_backend=args.cpu_backend, room_days=args.room_days,
                          cpu_wait_s=args.cpu_wait, allow_origins=tuple(args.allow_origins),
-                         work_per_s=args.work_per_s, work_burst_s=args.work_burst)
+                         work_per_s=args.work_per_s, work_burst_s=args.work_burst,
+                         rooms_per_client=args.rooms_per_client, max_rooms=args.max_rooms,
+                         connections_per_client=args.connections_per_client, idle_s=args.idle,
+                         header_timeout_s=args.header_timeout,
+                         seats_per_client=args.seats_per_client)
     run_app(app, args.host, args.port)
     return 0
 
