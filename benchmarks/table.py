@@ -74,14 +74,25 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(port: int, db: Path, workers: int, extra: list[str] = ()) -> subprocess.Popen:
+def loopback_caps(rooms: int) -> list[str]:
+    """The per-client caps raised just enough for ``rooms`` measuring bots: they all come from
+    127.0.0.1, which the server counts as one client (so do the abusers, which the raised caps
+    let further than a real abuser would get: the comparison errs against the server)."""
+    room_slack = 2 * rooms + 50  # rooms that restart a match or rejoin after a kill
+    return ["--rooms-per-client", str(room_slack), "--connections-per-client", str(room_slack),
+            "--seats-per-client", str(room_slack)]
+
+
+def start_server(port: int, db: Path, workers: int, extra: list[str] = (),
+                 rooms: int = 0) -> subprocess.Popen:
     """``climbrl serve`` on ``port``, once it is ready. The rate limit is lifted for the
-    measuring bots (all on one connection each, from one address); abusers pace themselves at
-    the documented limit. ``extra``: more ``climbrl serve`` options."""
+    measuring bots (all on one connection each, from one address) and the per-client caps
+    raised for ``rooms`` of them (:func:`loopback_caps`); abusers pace themselves at the
+    documented limit. ``extra``: more ``climbrl serve`` options (they win)."""
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
     proc = subprocess.Popen(
         [sys.executable, "-m", "climbrl.cli", "serve", "--port", str(port), "--db", str(db),
-         "--rate", "100000", "--workers", str(workers), *extra],
+         "--rate", "100000", "--workers", str(workers), *loopback_caps(rooms), *extra],
         cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
     deadline = time.monotonic() + 60
@@ -248,7 +259,7 @@ def stop_abusers(proc, pipe) -> dict:
 async def run(args, abuse: bool = False) -> dict:
     port = free_port()
     folder = Path(tempfile.mkdtemp(prefix="climbrl-bench-"))
-    proc = start_server(port, folder / "tables.db", args.workers, args.serve_option)
+    proc = start_server(port, folder / "tables.db", args.workers, args.serve_option, args.rooms)
     url = f"ws://127.0.0.1:{port}/ws"
     stats = Stats()
     games = args.games.split(",")

@@ -177,7 +177,7 @@ async def durability(args) -> dict[str, Any]:
     """The kill-and-restart run; its figures."""
     port = free_port()
     db = Path(tempfile.mkdtemp(prefix="climbrl-kill-")) / "tables.db"
-    proc = start_server(port, db, args.workers, args.serve_option)
+    proc = start_server(port, db, args.workers, args.serve_option, args.rooms)
     url = f"ws://127.0.0.1:{port}/ws"
     games = args.games.split(",")
     bots = [RoomBot(i, games[i % len(games)], args.level, args.seed + i) for i in range(args.rooms)]
@@ -195,7 +195,7 @@ async def durability(args) -> dict[str, Any]:
             kills += 1
             checked = sum(len(m) for m in acked.values())
             t0 = time.perf_counter()
-            proc = await asyncio.to_thread(start_server, port, db, args.workers, args.serve_option)
+            proc = await asyncio.to_thread(start_server, port, db, args.workers, args.serve_option, args.rooms)
             restarts.append(time.perf_counter() - t0)
             missing |= await asyncio.to_thread(missing_moves, db, acked)
             await _rejoined(bots, t0)
