@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import json
 import logging
 import os
 import re
@@ -193,8 +194,11 @@ def test_cached_players_stay_few_as_rooms_come_and_go(monkeypatch):
                 room = make_room(seed)
                 await pool.decide(room, room.turn, "easy")
             # one player for the 40 rooms (per thread: a decision abandoned on a loaded
-            # machine leaves its thread to another, which keeps a player of its own)
-            shared = len({key[1:] for key in cpu._players})
+            # machine leaves its thread to another, which keeps a player of its own; and
+            # decisions abandoned by earlier tests may still add players of other tables)
+            ours = ("daifugo", json.dumps(room.table.rules_dict(), sort_keys=True), "easy")
+            shared = len({key[1:] for key in cpu._players if key[1:] == ours})
+            assert len([key for key in cpu._players if key[1:] != ours]) < 40
             monkeypatch.setattr(cpu, "MAX_PLAYERS", 2)
             for players in (3, 5, 6):
                 room = make_room(1, "president", players)
@@ -281,7 +285,9 @@ def test_building_an_engine_does_not_freeze_the_server(tmp_path):
         while creator.receive_json()["type"] != "joined":
             pass
         built = time.monotonic() - started
-    assert answered < 0.2 < built
+    # frozen, the ping waited for the whole build; on a loaded machine both take longer, so
+    # the ping is measured against the build, not a fixed time
+    assert answered < 0.5 * built, (answered, built)
 
 
 @pytest.mark.parametrize("option, value", [("--cpu-wait", "-1"), ("--think", "0"), ("--workers", "0"),
