@@ -16,7 +16,6 @@ import numpy as np
 
 from climbrl import envs
 from climbrl.envs.core.aec import turns
-
 from climbrl.training.evaluate import PLACES, make_env, scoring
 
 STREAM_CPUS = 3

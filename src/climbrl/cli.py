@@ -112,13 +112,7 @@ def _count(text: str, what: str) -> int:
 
 
 def _worker_count(text: str) -> int:
-    try:
-        count = int(text)
-    except ValueError:
-        count = 0
-    if count < 1:
-        raise argparse.ArgumentTypeError(f"a number of worker processes, 1 or more, got {text!r}")
-    return count
+    return _count(text, "worker processes")
 
 
 PORTS = range(1, 65536)
