@@ -60,6 +60,9 @@ class Wire:
         self.timeout = timeout
         self.recorder = recorder
         sock.settimeout(timeout)
+        # every message is small and answered at once: without this, Nagle's algorithm and
+        # delayed acknowledgements hold each reply for tens of milliseconds
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
     def _read(self, size: int) -> bytes:
         chunks, got = [], 0
