@@ -138,3 +138,12 @@ def test_a_give_is_sent_as_a_hand_table():
     give = GAME.catalog.give_id[3][0]
     with pytest.raises(TableError, match="exchange give"):
         tables.move_to_table(GAME, give)
+
+
+def test_a_sets_joker_stands_for_a_locked_suit():
+    """Regression (refused 'Ks JK' on the official server under a lock of hearts): the joker
+    stood for the first free suit, spades, so the pair broke the lock."""
+    pair = GAME.action_from_str("Kd JK")
+    assert tables.move_to_table(GAME, pair)[0][11] == 2
+    locked = tables.move_to_table(GAME, pair, prefer_suits=0b0010)
+    assert locked[1][11] == 2 and locked[0][11] == 0

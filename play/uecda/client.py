@@ -99,6 +99,7 @@ class GameView:
         self.pile = -1
         self.pile_cards = 0
         self.pile_known = True
+        self.pile_suits = 0
         self.last_player = -1
         self.passed = 0
 
@@ -137,6 +138,7 @@ class GameView:
         if cards & ~self.played:
             self.played |= cards
             self.pile_cards = cards
+            self.pile_suits = sum(1 << r for r in range(tables.JOKER_ROW) if table[r].any())
             self.last_player = seat
             try:
                 self.pile = tables.table_to_move(self.game, table)
@@ -350,7 +352,9 @@ def _conversation(wire: Wire, decider: Decider, summary: Summary, log) -> None:
             _reading(table, view.turn)
             if table[MY_TURN] == 1:
                 action = _move(view, decider, summary, log)
-                wire.send_table(tables.move_to_table(game, action))
+                # under a lock a set's joker stands for a locked suit (the server counts it)
+                locked = view.pile_suits if view.lock else 0
+                wire.send_table(tables.move_to_table(game, action, prefer_suits=locked))
                 answer = wire.read_int()
                 if answer == REFUSED and action != game.catalog.pass_id:
                     summary.refused += 1

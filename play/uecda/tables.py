@@ -131,9 +131,11 @@ def table_cards(deck: Deck, table) -> int:
 # -- moves ---------------------------------------------------------------------------------
 
 
-def move_to_table(game, action: int, table: np.ndarray | None = None) -> np.ndarray:
+def move_to_table(game, action: int, table: np.ndarray | None = None,
+                  prefer_suits: int = 0) -> np.ndarray:
     """Our move ``action`` (a catalog id of the Daifugo engine) as a move table. A set's joker
-    stands for the first suit its real cards lack (the fifth card: ``[4][column]``)."""
+    stands for the first suit its real cards lack, those of ``prefer_suits`` (a 4-bit mask:
+    the locked suits) first; the fifth card of five of a kind is ``[4][column]``."""
     cat = game.catalog
     m = cat.moves[action]
     out = new_table() if table is None else table
@@ -153,7 +155,8 @@ def move_to_table(game, action: int, table: np.ndarray | None = None) -> np.ndar
         suits = [s for s in range(NUM_SUITS) if m.suits >> s & 1]
         for s in suits:
             out[s, col] = REAL
-        free = [s for s in range(NUM_SUITS) if s not in suits] + [JOKER_ROW]
+        free = sorted((s for s in range(NUM_SUITS) if s not in suits),
+                      key=lambda s: not prefer_suits >> s & 1) + [JOKER_ROW]
         for k in range(m.jokers):
             out[free[k], col] = JOKER
     elif m.kind == RUN:
