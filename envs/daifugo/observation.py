@@ -269,10 +269,10 @@ def observe(game, state, seat: int, out: np.ndarray | None = None) -> np.ndarray
     passed, active = state.passed, state.active
     places, titles = state.places, state.titles
     hands, points = state.hands, state.scores
+    order = state.order
+    at_seat = order.index(seat)
     for row in range(players):
-        s = seat + row
-        if s >= players:
-            s -= players
+        s = order[(at_seat + row) % players]
         idx += (hand_counts + row, scores + row)
         vals += (hands[s].bit_count(), points[s] * scale)
         if passed >> s & 1:
@@ -297,9 +297,10 @@ def observe(game, state, seat: int, out: np.ndarray | None = None) -> np.ndarray
             idx += range(start, start + NUM_RANKS)
             vals += deck.rank_counts(state.pile_cards)
     if a >= 0:
-        idx += (at["pile_shape"] + cat.kind[a], at["pile_size"], at["pile_low"] + cat.low[a],
-                at["pile_high"] + cat.high[a],
-                at["pile_owner"] + (state.last_player - seat) % players)
+        # a joker below the 3 (UECda) reads as the 3: nothing is lower
+        idx += (at["pile_shape"] + cat.kind[a], at["pile_size"],
+                at["pile_low"] + max(cat.low[a], 0), at["pile_high"] + cat.high[a],
+                at["pile_owner"] + (order.index(state.last_player) - at_seat) % players)
         vals += (1, cat.msize[a], 1, 1, 1)
     else:
         idx.append(at["pile_shape"])
@@ -315,7 +316,7 @@ def observe(game, state, seat: int, out: np.ndarray | None = None) -> np.ndarray
     idx += (at["to_give"], at["round"], at["rounds_left"], at["phase"] + state.phase)
     vals += (sum(e[2] for e in state.pending if e[0] == seat), current, w.last_round - current, 1)
     if state.current_player >= 0:
-        idx.append(at["to_move"] + (state.current_player - seat) % players)
+        idx.append(at["to_move"] + (order.index(state.current_player) - at_seat) % players)
         vals.append(1)
     obs[idx] = vals
     return obs
