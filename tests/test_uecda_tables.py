@@ -69,10 +69,13 @@ def test_every_move_of_the_catalog_round_trips():
 
 @pytest.mark.parametrize("text, cells", [
     ("JK", {(0, 1): 2}),
-    ("7s 7h JK", {(0, 5): 1, (1, 5): 1, (2, 5): 2}),
+    ("7s 7h JK=7d", {(0, 5): 1, (1, 5): 1, (2, 5): 2}),
+    ("7s JK=7c", {(0, 5): 1, (3, 5): 2}),
     ("7s 7h 7d 7c JK", {(0, 5): 1, (1, 5): 1, (2, 5): 1, (3, 5): 1, (4, 5): 2}),
     ("3s JK=4s 5s", {(0, 1): 1, (0, 2): 2, (0, 3): 1}),
     ("Qd Kd Ad 2d", {(2, 10): 1, (2, 11): 1, (2, 12): 1, (2, 13): 1}),
+    ("JK=below 3h 4h", {(1, 0): 2, (1, 1): 1, (1, 2): 1}),
+    ("Ac 2c JK=above", {(3, 12): 1, (3, 13): 1, (3, 14): 2}),
 ])
 def test_moves_as_the_standard_writes_them(text, cells):
     table = tables.move_to_table(GAME, GAME.action_from_str(text))
@@ -102,8 +105,9 @@ def test_the_state_rows_are_not_cards():
     ({(0, 3): 1, (1, 4): 1}, r"neither one rank"),
     ({(0, 3): 1, (0, 4): 1}, r"neither one rank"),
     ({(0, 3): 1, (0, 4): 1, (0, 6): 1}, r"cell \[0\]\[5\] \(7s\) is empty inside the run"),
-    ({(0, 0): 2, (0, 1): 1, (0, 2): 1}, r"cell \[0\]\[0\]: a run past the 3 or the 2"),
-    ({(0, 12): 1, (0, 13): 1, (0, 14): 2}, r"cell \[0\]\[14\]: a run past the 3 or the 2"),
+    ({(0, 0): 1, (0, 1): 1, (0, 2): 1}, r"cell \[0\]\[0\] is 1 but holds no card"),
+    ({(0, 0): 2, (0, 2): 1, (0, 3): 1}, r"cell \[0\]\[1\] \(3s\) is empty inside the run"),
+    ({(0, 13): 1, (0, 14): 2}, r"neither one rank"),
     ({(0, 3): 1, (1, 3): 1, (4, 3): 2}, r"cell \[4\]\[3\]: the joker stands in row 4 only"),
 ])
 def test_bad_move_tables_name_the_cell(cells, message):
@@ -142,8 +146,18 @@ def test_a_give_is_sent_as_a_hand_table():
 
 def test_a_sets_joker_stands_for_a_locked_suit():
     """Regression (refused 'Ks JK' on the official server under a lock of hearts): the joker
-    stood for the first free suit, spades, so the pair broke the lock."""
-    pair = GAME.action_from_str("Kd JK")
-    assert tables.move_to_table(GAME, pair)[0][11] == 2
-    locked = tables.move_to_table(GAME, pair, prefer_suits=0b0010)
-    assert locked[1][11] == 2 and locked[0][11] == 0
+    stood for the first free suit, spades, so the pair broke the lock. Now the move names
+    the joker's suit and the table writes it there."""
+    pair = GAME.action_from_str("Kd JK=Kh")
+    table = tables.move_to_table(GAME, pair)
+    assert table[1][11] == 2 and table[0][11] == 0
+    assert tables.table_to_move(GAME, table) == pair
+
+
+def test_the_joker_past_the_ends_and_in_a_named_suit_reads_back():
+    """Regression (the first round's codec refused column 0 and 14 and read a set's joker
+    as any suit): the engine's moves with those jokers are the tables' moves."""
+    for text in ("JK=below 3s 4s", "Qd Kd Ad 2d JK=above", "9c JK=9s", "5s 5h 5d JK=5c"):
+        action = GAME.action_from_str(text)
+        assert GAME.action_to_str(tables.table_to_move(
+            GAME, tables.move_to_table(GAME, action))) == text

@@ -544,7 +544,11 @@ class DaifugoGame(GameDefaults):
             st.pile_cards = cards_within(deck, within, pile["cards"])
             st.last_player = pile["by"]
             st.lock = sum(1 << SUITS.index(ch) for ch in (view["lock"] or ""))
-            st.prev_suits = -1 if st.pile_cards & deck.joker_mask else cat.suits[st.pile]
+            if self.rules.joker_suits:
+                # UECda: a joker counts as the suit it stands for; a lone joker starts no lock
+                st.prev_suits = -1 if cat.low[st.pile] == JOKER_RANK else cat.lock_suits[st.pile]
+            else:
+                st.prev_suits = -1 if st.pile_cards & deck.joker_mask else cat.suits[st.pile]
             st.jack_back = view["jack_back"]
         st.passed = sum(1 << s for s in range(players) if view["passed"][s])
         st.passed_pile = sum(1 << s for s in range(players) if view["passed_pile"][s])

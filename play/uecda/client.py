@@ -26,7 +26,8 @@ import numpy as np
 
 from climbrl.envs.core.bits import iter_bits
 from climbrl.envs.core.game import seat_observation
-from climbrl.envs.daifugo import PHASE_EXCHANGE, PHASE_PLAY, DaifugoState
+from climbrl.envs.daifugo import PHASE_EXCHANGE, DaifugoState
+from climbrl.envs.daifugo.cards import SUITS
 from climbrl.training.errors import RunError
 
 from . import tables
@@ -70,18 +71,19 @@ class UecdaError(RunError):
 
 
 class GameView:
-    """What one player knows of the game in progress, read from the server's tables."""
+    """What one player knows of the game in progress, read from the server's tables. Engine
+    seats are player numbers; the seat order (``[6][10..14]``) is the engine's ``order``."""
 
     def __init__(self, game, me: int):
         self.game = game
         self.me = me
         self.hand = self.played = 0
         self.counts, self.classes = [0] * PLAYERS, [0] * PLAYERS
-        self.seats = list(range(PLAYERS))
-        self.seat_of = {p: p for p in range(PLAYERS)}
+        self.order = tuple(range(PLAYERS))
         self.finished: list[int] = []
         self.history: list[tuple[int, int]] = []
         self.revolution = self.lock = False
+        self.trick_open = False
         self._new_trick()
 
     def start(self, table) -> None:
@@ -99,20 +101,19 @@ class GameView:
         self.pile = -1
         self.pile_cards = 0
         self.pile_known = True
-        self.pile_suits = 0
         self.last_player = -1
         self.passed = 0
+        self.trick_open = False
 
     def _read_row6(self, table) -> None:
         row = [int(v) for v in table[SEAT_ROW]]
         self.counts = row[COUNTS_AT:COUNTS_AT + PLAYERS]
         self.classes = row[CLASSES_AT:CLASSES_AT + PLAYERS]
-        seats = row[SEATS_AT:SEATS_AT + PLAYERS]
-        if sorted(seats) != list(range(PLAYERS)):
+        order = row[SEATS_AT:SEATS_AT + PLAYERS]
+        if sorted(order) != list(range(PLAYERS)):
             raise TableError(f"cells [6][10..14] must give each seat a player 0-4 once, "
-                             f"got {seats}")
-        self.seats = seats
-        self.seat_of = {p: s for s, p in enumerate(seats)}
+                             f"got {order}")
+        self.order = tuple(order)
         if any(not 0 <= c <= self.game.deck.size for c in self.counts):
             raise TableError(f"cells [6][0..4] (cards held) out of range: {self.counts}")
 
@@ -120,8 +121,8 @@ class GameView:
         """A turn table (every player gets one each turn)."""
         self.hand = tables.table_to_hand(self.game.deck, table)
         self._read_row6(table)
-        if table[NEW_TRICK] == 1:
-            self._new_trick()
+        if table[NEW_TRICK] == 1 and self.trick_open:
+            self._new_trick()  # the pile cleared (passes on an empty pile stay until it does)
         self.revolution = bool(table[REVOLUTION])
         self.lock = bool(table[LOCK])
         for player, count in enumerate(self.counts):
@@ -134,31 +135,32 @@ class GameView:
         if not 0 <= actor < PLAYERS:
             raise TableError(f"cell [5][3] (who acted) is {actor}, not a player 0-4")
         cards = tables.table_cards(self.game.deck, table)
-        seat = self.seat_of[actor]
         if cards & ~self.played:
             self.played |= cards
             self.pile_cards = cards
-            self.pile_suits = sum(1 << r for r in range(tables.JOKER_ROW) if table[r].any())
-            self.last_player = seat
+            self.last_player = actor
+            self.trick_open = True
             try:
                 self.pile = tables.table_to_move(self.game, table)
                 self.pile_known = True
-                self.history.append((seat, self.pile))
+                self.history.append((actor, self.pile))
             except TableError:
                 self.pile, self.pile_known = -1, False  # a play our engine has no move for
-        else:
-            self.passed |= 1 << seat
-            self.history.append((seat, self.game.catalog.pass_id))
+            return
+        self.passed |= 1 << actor
+        self.history.append((actor, self.game.catalog.pass_id))
+        still_in = sum(1 << p for p, c in enumerate(self.counts) if c)
+        if not self.trick_open and still_in & ~self.passed == 0:
+            self.passed = 0  # every player still in passed on an empty pile: they lead again
 
     def places(self) -> list[int]:
         """Finishing places by player number, once the game is over: the finishers seen in
-        order, then ``last_actor`` (who finished 4th on the last action), then the one left."""
+        order, then ``last_player`` (who finished 4th on the last action), then the one left."""
         order = list(self.finished)
         rest = [p for p in range(PLAYERS) if p not in order]
-        if len(rest) == 2 and self.last_player >= 0 and self.seats[self.last_player] in rest:
-            fourth = self.seats[self.last_player]
-            rest.remove(fourth)
-            order += [fourth, *rest]
+        if len(rest) == 2 and self.last_player in rest:
+            rest.remove(self.last_player)
+            order += [self.last_player, *rest]
         else:
             order += rest
         places = [0] * PLAYERS
@@ -166,42 +168,57 @@ class GameView:
             places[player] = place
         return places
 
-    def position(self, rng: np.random.Generator) -> DaifugoState:
-        """An engine position consistent with what this player knows (module docstring)."""
-        game = self.game
-        deck = game.deck
-        me_seat = self.seat_of[self.me]
+    def _guess_hands(self, rng: np.random.Generator) -> list[int]:
+        """Our hand, and the others' dealt at random from the cards not seen, in the sizes
+        the server reports."""
+        deck = self.game.deck
         unseen = [c for c in iter_bits(deck.full & ~self.hand & ~self.played)]
         rng.shuffle(unseen)
         hands, taken = [0] * PLAYERS, 0
-        for seat, player in enumerate(self.seats):
-            if seat == me_seat:
-                hands[seat] = self.hand
+        for player in self.order:
+            if player == self.me:
+                hands[player] = self.hand
                 continue
             count = self.counts[player]
-            hands[seat] = sum(1 << c for c in unseen[taken:taken + count])
+            hands[player] = sum(1 << c for c in unseen[taken:taken + count])
             taken += count
-        state = DaifugoState(game)
-        state._start_match(0, hands, me_seat, None)
-        state.active = sum(1 << s for s, h in enumerate(hands) if h) | 1 << me_seat
+        return hands
+
+    def view(self, hands: list[int], exchange: int = 0) -> dict:
+        """The engine's view of this player (:meth:`DaifugoState.view`'s keys) from what the
+        tables told; ``exchange``: cards it gives back now (the exchange phase)."""
+        game = self.game
+        deck, cat = game.deck, game.catalog
+        places = [None] * PLAYERS
         for place, player in enumerate(self.finished):
-            state.places[self.seat_of[player]] = place
-        state.next_top = len(self.finished)
-        state.played = self.played
-        state.history = list(self.history)
-        state.revolution = self.revolution
+            places[player] = place
+        passed = [bool(self.passed >> p & 1) for p in range(PLAYERS)]
+        pile = None
         if self.pile >= 0:
-            state.pile = self.pile
-            state.pile_cards = self.pile_cards
-            state.last_player = self.last_player
-            state.passed = state.passed_pile = self.passed
-            suits = game.catalog.suits[self.pile]
-            state.prev_suits = suits
-            state.lock = suits if self.lock else 0
-        state.phase = PHASE_PLAY
-        state.current_player = me_seat
-        state._legal = None
-        return state
+            pile = {"move": cat.action_to_str(self.pile), "cards": deck.format(self.pile_cards),
+                    "by": self.last_player}
+        lock = None
+        if self.lock and self.pile >= 0:
+            lock = "".join(SUITS[s] for s in iter_bits(cat.lock_suits[self.pile]))
+        return {
+            "seat": self.me, "round": 0, "scores": [0] * PLAYERS,
+            "title_places": list(self.classes) if exchange else [None] * PLAYERS,
+            "phase": "exchange" if exchange else "play", "winner": None,
+            "hand": deck.format(self.hand), "hand_counts": [h.bit_count() for h in hands],
+            "places": places, "active": [bool(h) or p == self.me for p, h in enumerate(hands)],
+            "revolution": self.revolution, "jack_back": False,
+            "played": deck.format(self.played), "played_ranks": "",
+            "exchange": {"gave": "", "received": "", "to_give": exchange},
+            "current_player": self.me, "pile": pile, "lock": lock,
+            "passed": passed, "passed_pile": passed, "order": list(self.order),
+            "history": [(p, cat.action_to_str(a)) for p, a in self.history],
+        }
+
+    def position(self, rng: np.random.Generator, exchange: int = 0) -> DaifugoState:
+        """An engine position consistent with what this player knows (module docstring),
+        built by the engine's own :meth:`DaifugoGame.from_view`."""
+        hands = self._guess_hands(rng)
+        return self.game.from_view(self.view(hands, exchange), hands)
 
 
 @dataclass
@@ -352,9 +369,7 @@ def _conversation(wire: Wire, decider: Decider, summary: Summary, log) -> None:
             _reading(table, view.turn)
             if table[MY_TURN] == 1:
                 action = _move(view, decider, summary, log)
-                # under a lock a set's joker stands for a locked suit (the server counts it)
-                locked = view.pile_suits if view.lock else 0
-                wire.send_table(tables.move_to_table(game, action, prefer_suits=locked))
+                wire.send_table(tables.move_to_table(game, action))
                 answer = wire.read_int()
                 if answer == REFUSED and action != game.catalog.pass_id:
                     summary.refused += 1
@@ -380,25 +395,17 @@ def _conversation(wire: Wire, decider: Decider, summary: Summary, log) -> None:
 def _move(view: GameView, decider: Decider, summary: Summary, log) -> int:
     if not view.pile_known:
         summary.unknown_piles += 1
-        log("the pile is a play our engine has no move for (a run past the 3 or the 2); pass")
+        log("the pile is a play our engine has no move for; pass")
         return decider.game.catalog.pass_id
     return decider.choose(view.position(decider.rng))
 
 
 def _gift(view: GameView, decider: Decider, count: int) -> int:
     """The cards a top class gives back: the player's choice, one card at a time."""
-    game = decider.game
-    state = view.position(decider.rng)
-    me_seat = view.seat_of[view.me]
-    my_class = view.classes[view.me]
-    giver = view.classes.index(PLAYERS - 1 - my_class) if PLAYERS - 1 - my_class in view.classes else me_seat
-    state.phase = PHASE_EXCHANGE
-    state.pending = [[me_seat, view.seat_of.get(giver, me_seat), count]]
-    state.current_player = me_seat
-    state._legal = None
-    for _ in range(count):
+    state = view.position(decider.rng, exchange=count)
+    while state.phase == PHASE_EXCHANGE and state.current_player == view.me:
         state.apply(decider.choose(state))
-    gift = state.gave[me_seat]
+    gift = state.gave[view.me]
     if gift.bit_count() != count or gift & ~view.hand:
         gift = sum(1 << c for c in list(iter_bits(view.hand))[:count])
     return gift

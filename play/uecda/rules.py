@@ -1,9 +1,10 @@
-"""The rules the UECda server plays, as our engine's :class:`Rules`.
+"""The rules the UECda server plays: the engine's ``Rules.preset("uecda")``.
 
-Five players, one pack and one joker, revolution, eight cut, lock, the spade three's return,
-same-suit runs; no jack back and no fall of the capital; 5/4/3/2/1 points by finishing
-place; the 2-1 exchange. :func:`uecda_rules` takes ``Rules.preset("uecda")`` when the engine
-has that preset, else builds the same switches by hand.
+Five players, one pack and one joker, 5/4/3/2/1 points by finishing place, the 2-1 exchange
+(none in a class block's first game), reseating every 3 games, the 3 of diamonds' holder
+leading, runs of 5+ revolting, the joker naming its suit in sets and standing past the 3 or
+the 2 in runs, a pass on an empty pile, the stall guard (``docs/rules.md``, "UECda standard
+rules"). The protocol code reads every rule from the preset; nothing is restated here.
 """
 
 from __future__ import annotations
@@ -12,24 +13,26 @@ from functools import lru_cache
 
 from climbrl.envs.daifugo import DaifugoGame, Rules
 
-PLAYERS = 5
-JOKERS = 1
-POINTS = (5, 4, 3, 2, 1)
-TITLES = ("daifugo", "fugo", "heimin", "hinmin", "daihinmin")
-EXCHANGE = (2, 1)
+PRESET = "uecda"
+#: the preset's fixed facts the protocol needs (read from it, not restated)
+_PRESET = Rules.preset(PRESET, rounds=1)
+PLAYERS = _PRESET.players
+POINTS = _PRESET.points
+EXCHANGE = _PRESET.exchange
 
 
-def uecda_rules() -> Rules:
-    """One game (a round) of the UECda rules; the server and the client run the games."""
-    try:
-        return Rules.preset("uecda", rounds=1)
-    except ValueError:
-        return Rules(preset_name="uecda", players=PLAYERS, rounds=1, jokers=JOKERS,
-                     jack_back=False, fall_of_capital=False, exchange=EXCHANGE, points=POINTS,
-                     titles=TITLES)
+def uecda_rules(rounds: int = 1) -> Rules:
+    """A match of ``rounds`` games under the UECda rules (one game: a round)."""
+    return Rules.preset(PRESET, rounds=rounds)
 
 
 @lru_cache(maxsize=1)
 def uecda_game() -> DaifugoGame:
-    """The engine game of :func:`uecda_rules` (built once: the catalog is the slow part)."""
+    """The engine game of one UECda game (built once: the catalog is the slow part)."""
     return DaifugoGame(uecda_rules(), reward="raw")
+
+
+def uecda_match(games: int) -> DaifugoGame:
+    """The engine game of a match of ``games`` games (the official server's schedule: class
+    blocks, reseating, the stall guard), sharing :func:`uecda_game`'s catalog."""
+    return DaifugoGame(uecda_rules(games), reward="raw", catalog=uecda_game().catalog)

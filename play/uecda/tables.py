@@ -2,11 +2,12 @@
 
 Card cells: rows 0..3 are the suits spades, hearts, diamonds, clubs (our suit order ``shdc``);
 columns 1..13 the ranks 3, 4, ..., K, A, 2 (our rank index + 1). Column 0 and column 14 lie
-below the 3 and above the 2: only a joker extending a run past an end could stand there, and
-our engine has no such run. In a hand the joker is ``[4][1] = 2``. In a move the joker is a 2
-in the cell of the card it stands for: a lone joker anywhere in rows 0..3 (we write it at
-:data:`LONE_JOKER_CELL`), the fifth card of five of a kind at ``[4][rank column]``. Rows 5..7
-carry the game's state (:mod:`climbrl.play.uecda.wire` names those cells).
+below the 3 and above the 2: only a joker extending a run past an end stands there (our
+``JK=below`` / ``JK=above``). In a hand the joker is ``[4][1] = 2``. In a move the joker is a
+2 in the cell of the card it stands for: a set's joker in the row of the suit it names (our
+``7s JK=7h``), a lone joker anywhere in rows 0..3 (we write it at :data:`LONE_JOKER_CELL`),
+the fifth card of five of a kind at ``[4][rank column]``. Rows 5..7 carry the game's state
+(:mod:`climbrl.play.uecda.wire` names those cells).
 
 Every reading error is a :class:`TableError` naming the cell that is wrong.
 """
@@ -30,6 +31,9 @@ REAL, JOKER = 1, 2
 #: the cell we write a lone joker in (any cell of rows 0..3 means a lone joker)
 LONE_JOKER_CELL = (0, 1)
 FIRST_RANK_COL, LAST_RANK_COL = 1, NUM_RANKS
+#: the columns below the 3 and above the 2 (a run's joker past an end), and their words
+BELOW_COL, ABOVE_COL = FIRST_RANK_COL - 1, LAST_RANK_COL + 1
+END_WORDS = {BELOW_COL: "JK=below", ABOVE_COL: "JK=above"}
 MIN_RUN = 3
 
 
@@ -131,11 +135,10 @@ def table_cards(deck: Deck, table) -> int:
 # -- moves ---------------------------------------------------------------------------------
 
 
-def move_to_table(game, action: int, table: np.ndarray | None = None,
-                  prefer_suits: int = 0) -> np.ndarray:
-    """Our move ``action`` (a catalog id of the Daifugo engine) as a move table. A set's joker
-    stands for the first suit its real cards lack, those of ``prefer_suits`` (a 4-bit mask:
-    the locked suits) first; the fifth card of five of a kind is ``[4][column]``."""
+def move_to_table(game, action: int, table: np.ndarray | None = None) -> np.ndarray:
+    """Our move ``action`` (a catalog id of the Daifugo engine) as a move table: a set's joker
+    in the row of the suit it names, the fifth card of five of a kind at ``[4][column]``, a
+    run's joker past the 3 or the 2 in column 0 or 14."""
     cat = game.catalog
     m = cat.moves[action]
     out = new_table() if table is None else table
@@ -152,13 +155,11 @@ def move_to_table(game, action: int, table: np.ndarray | None = None,
     if m.kind == SINGLE:
         out[m.suit, col] = REAL
     elif m.kind == SET:
-        suits = [s for s in range(NUM_SUITS) if m.suits >> s & 1]
-        for s in suits:
-            out[s, col] = REAL
-        free = sorted((s for s in range(NUM_SUITS) if s not in suits),
-                      key=lambda s: not prefer_suits >> s & 1) + [JOKER_ROW]
-        for k in range(m.jokers):
-            out[free[k], col] = JOKER
+        for s in range(NUM_SUITS):
+            if m.suits >> s & 1:
+                out[s, col] = REAL
+        if m.jokers:
+            out[JOKER_ROW if m.joker_suit < 0 else m.joker_suit, col] = JOKER
     elif m.kind == RUN:
         for r in range(m.low, m.high + 1):
             out[m.suit, r + FIRST_RANK_COL] = JOKER if r in m.joker_ranks else REAL
@@ -210,7 +211,9 @@ def _set_move(cat, real, jokers) -> int:
         if row == JOKER_ROW and len(real) != NUM_SUITS:
             raise TableError(f"cell {_cell_name(row, c)}: the joker stands in row 4 only as the "
                              f"fifth card of five of a kind, here with {len(real)} real card(s)")
-    words = [rank + SUITS[row] for row, _ in sorted(real)] + ["JK"] * len(jokers)
+    words = [rank + SUITS[row] for row, _ in sorted(real)]
+    # the joker names its suit (its row); in row 4 it is the fifth of five of a kind
+    words += ["JK" if row == JOKER_ROW else f"JK={rank}{SUITS[row]}" for row, _ in jokers]
     return _catalog_id(cat, " ".join(words), real + jokers)
 
 
@@ -218,16 +221,15 @@ def _run_move(cat, real, jokers) -> int:
     row = real[0][0]
     kinds = {c: "real" for _, c in real} | {c: "joker" for _, c in jokers}
     low, high = min(kinds), max(kinds)
-    for col in (low, high):
-        if not FIRST_RANK_COL <= col <= LAST_RANK_COL:
-            raise TableError(f"cell {_cell_name(row, col)}: a run past the 3 or the 2 is no "
-                             "move of our engine")
     gaps = [c for c in range(low, high + 1) if c not in kinds]
     if gaps:
         raise TableError(f"cell {_cell_name(row, gaps[0])} is empty inside the run "
                          f"{_cell_name(row, low)}..{_cell_name(row, high)}")
     words = []
     for col in range(low, high + 1):
+        if col in END_WORDS:
+            words.append(END_WORDS[col])
+            continue
         text = RANKS[col - FIRST_RANK_COL] + SUITS[row]
         words.append(f"JK={text}" if kinds[col] == "joker" else text)
     return _catalog_id(cat, " ".join(words), real + jokers)

@@ -307,11 +307,16 @@ def _add_uecda(sub) -> None:
     cl.add_argument("--record", default=None, metavar="FILE",
                     help="write the conversation as JSON lines (with --seats N: FILE.1..N)")
     cl.set_defaults(func=_uecda_play)
-    sv = which.add_parser("serve", help="a UECda server of ours: 5 clients, duplicate deals")
+    sv = which.add_parser("serve", help="a UECda server of ours: 5 clients, the official "
+                          "server's schedule (or --duplicate deals)")
     sv.add_argument("--host", default="127.0.0.1")
     sv.add_argument("--port", type=_port, default=DEFAULT_PORT, help="TCP port, 1 to 65535")
     sv.add_argument("--games", type=lambda t: _count(t, "games"), default=100,
-                    help="games in all (rounded up to whole sets of 5 rotations of a deal)")
+                    help="games in all (with --duplicate rounded up to whole sets of 5 "
+                    "rotations of a deal)")
+    sv.add_argument("--duplicate", action="store_true",
+                    help="duplicate deals: each deal replayed with the players rotated over the "
+                    "seats, 95%% intervals over deals (default: the official server's schedule)")
     sv.add_argument("--seed", type=int, default=0, help="seed of the deals")
     sv.add_argument("--timeout", type=_seconds, default=DEFAULT_SILENCE_S,
                     help="seconds a client may take to answer before the run ends")
@@ -603,7 +608,7 @@ def _uecda_serve(args) -> int:
 
     _check_listen(args.host, args.port)
     report = server.serve(args.host, args.port, args.games, args.seed, timeout_s=args.timeout,
-                          record=args.record)
+                          record=args.record, duplicate=args.duplicate)
     print(server.format_report(report))
     return 0 if report["complete"] else EXIT_FAILED
 
