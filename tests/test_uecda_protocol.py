@@ -18,8 +18,10 @@ from climbrl.play.uecda.tables import TABLE_BYTES
 from climbrl.play.uecda.wire import INT_BYTES, read_recording
 
 DATA = Path(__file__).parent / "data" / "uecda"
-#: the official server's total points after the recorded games (its console), by player
-OFFICIAL_POINTS = {"official-server-3-games.jsonl": [14, 9, 6, 10, 6]}
+#: our client (scripted-hard, seed 1) on the official server against four sample clients
+#: (``climbrl uecda play --record``): the games and the official server's total points after
+#: them (its console), by player
+OFFICIAL_POINTS = {"official-server-10-games.jsonl.gz": (10, [24, 26, 30, 37, 33])}
 GAME = uecda_game()
 
 
@@ -62,12 +64,16 @@ def test_our_client_against_a_recorded_official_server(name):
     sent: list = []
     thread = threading.Thread(target=_replay, args=(listener, messages, sent), daemon=True)
     thread.start()
-    summary = client.play("127.0.0.1", port, "scripted-medium", "replay", think_s=30, seed=1,
+    summary = client.play("127.0.0.1", port, "scripted-hard", "replay", think_s=30, seed=1,
                           silence_s=30, log=lambda text: None)
     thread.join(10)
     listener.close()
-    assert summary.games == 3
-    assert summary.points == OFFICIAL_POINTS[name]
+    games, points = OFFICIAL_POINTS[name]
+    assert summary.games == games
+    assert summary.points == points
+    assert summary.refused == 0
+    # an answer wherever the recorded client answered (the server's tables ask for them)
+    assert len(sent) == sum(1 for m in messages if m["dir"] == "out")
     # every answer has the standard's shape: gifts of the asked size from the hand, moves that
     # are moves of our engine made of cards the client held
     ins = [m for m in messages if m["dir"] == "in" and "table" in m]
@@ -87,6 +93,105 @@ def test_our_client_against_a_recorded_official_server(name):
             # a gift is a hand table: one or two cards of the client's
             assert cards.bit_count() in (1, 2)
     assert sum(1 for v in asked.values() if v) >= 1  # the recording holds an exchange
+
+
+#: five official sample clients on our server (``climbrl uecda serve --games 3 --seed 3
+#: --record``): each one's conversation, and the points our server gave them
+SAMPLE_CLIENTS = "sample-clients-on-our-server-3-games.{}.jsonl.gz"
+SAMPLE_SEED, SAMPLE_GAMES, SAMPLE_POINTS = 3, 3, [9, 6, 9, 14, 7]
+
+
+def _replay_client(conn, messages, mismatches):
+    """Play one recorded client: send what it sent, check what our server sends it."""
+    with conn:
+        for i, m in enumerate(messages):
+            if m["dir"] == "in":  # what the client sent our server
+                data = (tables.pack(np.array(m["table"])) if "table" in m
+                        else int(m["int"]).to_bytes(4, "big", signed=True))
+                conn.sendall(data)
+                continue
+            size = TABLE_BYTES if "table" in m else INT_BYTES
+            try:
+                data = _exact(conn, size)
+            except (AssertionError, OSError) as err:
+                mismatches.append(f"message {i}: {err}")
+                return
+            got = (tables.unpack(data).tolist() if size == TABLE_BYTES
+                   else int.from_bytes(data, "big", signed=True))
+            if got != m.get("table", m.get("int")):
+                mismatches.append(f"message {i}: sent {got}, recorded {m}")
+                return
+
+
+def test_official_sample_clients_recorded_against_our_server():
+    """Our server, given the recorded moves of five official sample clients, sends every
+    table and answer it sent them then (byte for byte) and gives the same points."""
+    port = _free_port()
+    logs: list[str] = []
+    result = {}
+    thread = threading.Thread(target=lambda: result.update(server.serve(
+        "127.0.0.1", port, SAMPLE_GAMES, SAMPLE_SEED, timeout_s=30, log=logs.append)),
+        daemon=True)
+    thread.start()
+    for _ in range(200):
+        if any("listening" in line for line in logs):
+            break
+        thread.join(0.05)
+    mismatches: list[str] = []
+    replays = []
+    for number in range(5):
+        messages = read_recording(DATA / SAMPLE_CLIENTS.format(number))
+        conn = socket.create_connection(("127.0.0.1", port), timeout=30)
+        replay = threading.Thread(target=_replay_client, args=(conn, messages, mismatches),
+                                  daemon=True)
+        replay.start()
+        replays.append(replay)
+        replay.join(0.2)  # connected in order: the player numbers are the recorded ones
+    for replay in replays:
+        replay.join(60)
+    thread.join(30)
+    assert mismatches == []
+    assert result["complete"], result["ended"]
+    assert np.sum([g["points"] for g in result["points"]], axis=0).tolist() == SAMPLE_POINTS
+    assert result["refused"] == [0] * 5 and result["unreadable"] == [0] * 5
+
+
+def _serve_our_clients(games, seed, duplicate=False, record=None, spec="scripted-easy"):
+    """Our server with five of our clients; (the server's report, the clients' summaries)."""
+    port = _free_port()
+    logs: list[str] = []
+    result = {}
+    thread = threading.Thread(target=lambda: result.update(server.serve(
+        "127.0.0.1", port, games, seed, timeout_s=30, log=logs.append, duplicate=duplicate,
+        record=record)), daemon=True)
+    thread.start()
+    for _ in range(200):
+        if any("listening" in line for line in logs):
+            break
+        thread.join(0.05)
+    summaries = client.play_seats("127.0.0.1", port, spec, "e2e", 5, think_s=30,
+                                  seed=seed, silence_s=30)
+    thread.join(60)
+    return result, summaries
+
+
+def test_start_tables_show_the_lower_classes_hands_as_dealt(tmp_path):
+    """Regression (the first round sent the lower classes their hands after the exchange
+    took their cards; the official server sends them as dealt, and every start table counts
+    the cards as dealt; the top classes' hands hold the cards received)."""
+    result, _ = _serve_our_clients(2, 5, record=str(tmp_path / "rec"))
+    assert result["complete"], result["ended"]
+    seen = 0
+    for number in range(5):
+        for m in read_recording(tmp_path / f"rec.{number}"):
+            t = np.array(m.get("table", [[0]]))
+            if m["dir"] != "out" or t.shape != (8, 15) or t[5][0] != 1 or not t[6][5:10].any():
+                continue
+            held = int((t[:5] > 0).sum())
+            extra = {0: 2, 1: 1}.get(int(t[6][5 + number]), 0)  # top classes: cards received
+            assert held == int(t[6][number]) + extra
+            seen += 1
+    assert seen == 5  # the second game has an exchange: five start tables
 
 
 def test_our_client_stops_with_one_line_when_the_server_closes():
@@ -143,21 +248,9 @@ def test_our_client_stops_when_the_server_is_silent():
     listener.close()
 
 
-@pytest.mark.parametrize("seed", [0, 7])
-def test_our_server_and_five_of_our_clients_end_to_end(seed):
-    port = _free_port()
-    logs: list[str] = []
-    result = {}
-    thread = threading.Thread(target=lambda: result.update(server.serve(
-        "127.0.0.1", port, 10, seed, timeout_s=30, log=logs.append)), daemon=True)
-    thread.start()
-    for _ in range(200):
-        if any("listening" in line for line in logs):
-            break
-        thread.join(0.05)
-    summaries = client.play_seats("127.0.0.1", port, "scripted-easy", "e2e", 5, think_s=30,
-                                  seed=seed, silence_s=30)
-    thread.join(60)
+@pytest.mark.parametrize("seed, duplicate", [(0, False), (7, True)])
+def test_our_server_and_five_of_our_clients_end_to_end(seed, duplicate):
+    result, summaries = _serve_our_clients(10, seed, duplicate)
     assert result["complete"], result["ended"]
     assert result["games"] == 10
     served = np.sum([g["points"] for g in result["points"]], axis=0).tolist()
@@ -165,9 +258,19 @@ def test_our_server_and_five_of_our_clients_end_to_end(seed):
         assert isinstance(summary, client.Summary), summary
         assert summary.games == 10 and summary.refused == 0
         assert summary.points == served  # each client's count of every player's points
-    # duplicate deals: each deal gives every seat's points once to each player in all
     assert sum(served) == 10 * 15
-    assert "95% interval" in server.format_report(result)
+    assert result["refused"] == [0] * 5 and result["unreadable"] == [0] * 5
+    report = server.format_report(result)
+    assert f"95% interval (over {'deals' if duplicate else 'games'})" in report
+
+
+def test_duplicate_deals_give_each_player_each_seat_of_a_deal():
+    game = uecda_game()
+    hands, classes = server.deal_plan(game, 0, 2)[1]
+    assert sorted(classes) == [0, 1, 2, 3, 4]
+    assert server.deal_plan(game, 0, 2)[0][1] is None  # the first deal: no exchange
+    assert server._match_lengths(100) == [100]
+    assert server._match_lengths(2000) == [900, 900, 200]
 
 
 def _cli(*args):

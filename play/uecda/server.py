@@ -2,8 +2,8 @@
 of the engine's UECda preset (:mod:`climbrl.play.uecda.rules`).
 
 The conversation is the standard one: the profile and the player number; per game the
-game-start tables (the two lower classes' hands first, then the two top classes' after the
-exchange reached them), the top classes' gifts, then per turn a table to every player, the
+game-start tables (the two lower classes' hands first, as dealt, then the two top classes'
+with the cards the exchange brought them; the cards held as dealt), the top classes' gifts, then per turn a table to every player, the
 mover's move, the answer (9 accepted, 8 refused or a pass), the pile table to every player
 (``[5][3]`` the actor) and 0 / 1 / 2 (game on, game over, all over).
 
@@ -161,6 +161,7 @@ def serve(host: str, port: int, games: int, seed: int = 0, timeout_s: float = 12
         report["ended"] = f"stopped before the first game: {err}"
         return report
     report["names"] = table.names
+    start = time.perf_counter()  # the games' time, not the wait for the clients
     try:
         if duplicate:
             _serve_duplicate(table, games, seed, report, log)
@@ -252,8 +253,14 @@ def play_game(state, table: Table, players: list[int], last: bool, report, log) 
         return [state.hands[seat_of[p]].bit_count() for p in range(PLAYERS)]
 
     gifts = {players[receiver]: count for receiver, _giver, count in state.pending}
+    # as the official server: every start table counts the cards as dealt; the lower classes
+    # see their hands before their strongest cards are taken, the top classes theirs with
+    # the cards received
+    dealt = [state.deal_hands[seat_of[p]].bit_count() for p in range(PLAYERS)]
     for p in sorted(range(PLAYERS), key=lambda p: -classes[p]):  # lower classes first
-        start = _state_table(game, state.hands[seat_of[p]], counts(), classes, order)
+        seat = seat_of[p]
+        shown = state.deal_hands[seat] | state.received[seat]
+        start = _state_table(game, shown, dealt, classes, order)
         start[EXCHANGE_FLAG] = 1
         start[GIFT_COUNT] = gifts.get(p, 0)
         table.call(p, Wire.send_table, start)

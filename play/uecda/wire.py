@@ -11,6 +11,7 @@ The cells of rows 5 and 6 that carry the game's state are named here.
 
 from __future__ import annotations
 
+import gzip
 import json
 import socket
 import threading
@@ -133,8 +134,10 @@ class JsonLinesRecorder:
 
 
 def read_recording(path) -> list[dict]:
-    """The messages of a :class:`JsonLinesRecorder` file."""
-    with open(path, encoding="utf-8") as f:
+    """The messages of a :class:`JsonLinesRecorder` file (gzip-compressed when its name ends
+    in ``.gz``, as the recordings under ``tests/data/uecda/`` are)."""
+    opener = gzip.open if str(path).endswith(".gz") else open
+    with opener(path, "rt", encoding="utf-8") as f:
         return [json.loads(line) for line in f if line.strip()]
 
 
