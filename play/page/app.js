@@ -4,6 +4,7 @@
 import { Connection } from "./net.js";
 import { Lobby } from "./lobby.js";
 import { Signs } from "./signs.js";
+import { setupView } from "./view.js";
 import { describe, ordinal } from "./events.js";
 import { cardFace, cardRow, cardsShortText } from "./cards.js";
 import {
@@ -667,6 +668,7 @@ function leave() {
 }
 
 function setupControls() {
+  setupView($("#board-wrap"), $("#board"));
   const watch = new MutationObserver(syncInert);
   for (const o of document.querySelectorAll(".overlay")) watch.observe(o, { attributes: true, attributeFilter: ["hidden"] });
 
