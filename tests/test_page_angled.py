@@ -244,6 +244,29 @@ def test_drag_on_the_felt_turns_the_table_and_lifts_no_card(browser, new_page, t
         context.close()
 
 
+def test_drag_across_cards_lifts_them_in_the_angled_view(browser, new_page, table_server):
+    """Regression: in the angled view a drag across the hand lifted only the card it began on,
+    and turned the table: the press redraws the hand, the pressed element left the page, and the
+    table no longer saw that the press had begun on a card."""
+    context = browser.new_context(viewport=LAPTOP)
+    try:
+        page = new_page(context)
+        start_game(page, table_server, "Daifugo", "Easy", players=4, name="Ann")
+        my_turn(page)
+        resting = page.evaluate(SURFACE_TRANSFORM)
+        cards = hand_buttons(page)
+        strips = page.evaluate(STRIPS_JS)
+        free = [i for i, s in enumerate(strips) if "cannot be played" not in s["label"]]
+        k = next(i for i in free if i + 1 in free)
+        a, b = strips[k], strips[k + 1]
+        during = drag(page, (a["x"], a["y"]), (b["x"] - a["x"], b["y"] - a["y"]))
+        assert during == resting, "a drag across the hand turned the table"
+        expect(cards.nth(k)).to_have_attribute("aria-pressed", "true")
+        expect(cards.nth(k + 1)).to_have_attribute("aria-pressed", "true")
+    finally:
+        context.close()
+
+
 def test_reduced_motion_no_turning_and_no_transition(browser, new_page, table_server):
     context = browser.new_context(viewport=LAPTOP, reduced_motion="reduce")
     try:

@@ -89,13 +89,25 @@ export function setupView(wrap, board) {
     board.style.setProperty("--drag-x", `${x}deg`);
     board.style.setProperty("--drag-y", `${y}deg`);
   };
+  const end = (ev) => {
+    if (!drag || ev.pointerId !== drag.id) return;
+    drag = null;
+    board.classList.remove("dragging");
+    turn(0, 0);
+  };
   board.addEventListener("pointerdown", (ev) => {
     if (ev.button !== 0 || !board.classList.contains(ANGLED) || reducedMotion()) return;
-    if (ev.target.closest(NOT_DRAGGABLE)) return;
+    // by the path the press took, not `ev.target.closest`: a press on a card redraws the hand
+    // before it comes up to the board, and the element pressed is no longer in the page
+    if (ev.composedPath().some((e) => e instanceof Element && e.matches(NOT_DRAGGABLE))) return;
     drag = { id: ev.pointerId, x: ev.clientX, y: ev.clientY, on: false };
   });
   board.addEventListener("pointermove", (ev) => {
     if (!drag || ev.pointerId !== drag.id) return;
+    if (!ev.buttons) {
+      end(ev); // let go where the board did not see it
+      return;
+    }
     const dx = ev.clientX - drag.x;
     const dy = ev.clientY - drag.y;
     if (!drag.on) {
@@ -108,11 +120,5 @@ export function setupView(wrap, board) {
     }
     turn(clamp(-dy * DEG_PER_PX, MAX_TURN_X_DEG), clamp(dx * DEG_PER_PX, MAX_TURN_Y_DEG));
   });
-  const end = (ev) => {
-    if (!drag || ev.pointerId !== drag.id) return;
-    drag = null;
-    board.classList.remove("dragging");
-    turn(0, 0);
-  };
   for (const t of ["pointerup", "pointercancel", "lostpointercapture"]) board.addEventListener(t, end);
 }
