@@ -54,7 +54,8 @@ def shot(page, name: str, full_page: bool = False) -> None:
     page.wait_for_timeout(400)
     path = DOCS / f"page-{name}.png"
     page.screenshot(path=str(path), full_page=full_page)
-    Image.open(path).convert("RGB").quantize(PALETTE_COLOURS, dither=Image.Dither.FLOYDSTEINBERG).save(path, optimize=True)
+    picture = Image.open(path).convert("RGB").quantize(PALETTE_COLOURS, dither=Image.Dither.FLOYDSTEINBERG)
+    picture.save(path, optimize=True)
     print(f"wrote {path}")
 
 
