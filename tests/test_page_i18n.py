@@ -39,6 +39,9 @@ RANK_TOKENS = {"J", "Q", "K", "A", "BJ", "RJ"}
 MAX_DECISIONS = 120
 #: the decision after which the table is checked mid-round
 MID_ROUND = 3
+#: how long a turn may take to come round on a loaded machine (the CPU workers start with the
+#: first room), in ms
+TURN_MS = 4 * STEP_MS
 
 
 def load_catalog(code: str) -> dict:
@@ -201,7 +204,7 @@ def wait_turn_or_result(page, catalog: dict) -> str:
     page.wait_for_function(
         """(turns) => !document.querySelector("#result").hidden
              || turns.includes(document.querySelector("#controls-turn").textContent)""",
-        arg=your_turn_texts(catalog), timeout=STEP_MS)
+        arg=your_turn_texts(catalog), timeout=TURN_MS)
     return "result" if page.locator("#result").is_visible() else "turn"
 
 
@@ -245,7 +248,7 @@ def test_whole_daifugo_round_in_the_browser_language(new_page, browser, table_se
     assert page.locator("html").get_attribute("lang") == code
     assert_no_leaks(page, code, "lobby")
     start_daifugo(page, table_server, catalog)
-    expect(page.locator("#hand")).to_have_attribute("aria-label", render(catalog, "hand.count", n=18))
+    expect(page.locator("#hand")).to_have_attribute("aria-label", render(catalog, "hand.count", n=18), timeout=TURN_MS)
     decisions = 0
     for _ in range(MAX_DECISIONS):
         if wait_turn_or_result(page, catalog) == "result":
@@ -323,9 +326,9 @@ def test_doudizhu_deal_in_spanish(new_page, browser, table_server):
     page.locator("#player-name").fill(PLAYER)
     page.locator("#pace").select_option("0")
     page.get_by_role("button", name=render(spanish, "level.easy"), exact=True).click()
-    expect(page.locator("#controls-hand button").first).to_be_visible()
+    expect(page.locator("#controls-hand button").first).to_be_visible(timeout=TURN_MS)
     # the bidding (or the play, when a CPU bid first and won): Spanish buttons and status
-    page.wait_for_function("() => document.querySelector('#controls-actions button')")
+    page.wait_for_function("() => document.querySelector('#controls-actions button')", timeout=TURN_MS)
     assert_no_leaks(page, "es", "Dou Dizhu table")
     labels = page.locator("#controls-actions button").all_inner_texts()
     spanish_labels = {render(spanish, "action.bid", n=n) for n in (1, 2, 3)} | {

@@ -193,7 +193,7 @@ class DaifugoTable(EngineTable):
             stand = " (joker as " + ", ".join(RANKS[r] + letter for r in m.joker_ranks) + ")"
         return f"run {rank_word(m.low)}-{rank_word(m.high)}{suit}{stand}"
 
-    def name(self, action: int) -> dict[str, Any]:
+    def move_name(self, action: int) -> dict[str, Any]:
         """The move's name as a code and values, for a page to say in its language
         (docs/protocol.md, "Move names"); :meth:`label` is the same in English."""
         m = self.cat.moves[action]
@@ -273,7 +273,7 @@ class DaifugoTable(EngineTable):
         else:
             events.append(Event({
                 "type": "play", "seat": seat, "text": cat.action_to_str(action),
-                "label": self.label(action), "name": self.name(action), "cards": self.cards(taken),
+                "label": self.label(action), "name": self.move_name(action), "cards": self.cards(taken),
             }))
             real = self.engine.real_ranks[action]
             if rules.revolution and cat.kind[action] == SET and cat.msize[action] >= REVOLUTION_SIZE:
@@ -359,7 +359,7 @@ class DaifugoTable(EngineTable):
         pile = None
         if st.pile >= 0:
             pile = {"by": st.last_player, "text": cat.action_to_str(st.pile),
-                    "label": self.label(st.pile), "name": self.name(st.pile), "cards": self.cards(st.pile_cards)}
+                    "label": self.label(st.pile), "name": self.move_name(st.pile), "cards": self.cards(st.pile_cards)}
         last = None
         for s, a in reversed(st.history):
             if cat.kind[a] != GIVE:
@@ -407,7 +407,7 @@ class DaifugoTable(EngineTable):
                 taken = self.move_cards(seat, a)
                 playable |= taken
                 moves.append({"action": a, "text": self.cat.action_to_str(a), "label": self.label(a),
-                              "name": self.name(a), "shape": self.shape(a), "cards": self.ids(taken),
+                              "name": self.move_name(a), "shape": self.shape(a), "cards": self.ids(taken),
                               "any_suit": self.any_suit(a)})
             out["moves"] = moves
             out["playable"] = self.ids(playable)
@@ -476,11 +476,11 @@ class DaifugoTable(EngineTable):
         label = self.label(found[0])
         legal = st.legal_actions() if self.turn == seat else []
         playable = [a for a in found if a in legal]
-        actions = [{"action": a, "text": self.cat.action_to_str(a), "label": self.label(a), "name": self.name(a)}
+        actions = [{"action": a, "text": self.cat.action_to_str(a), "label": self.label(a), "name": self.move_name(a)}
                    for a in playable]
         if playable:
-            return checked(ids, self.label(playable[0]), actions, None, self.name(playable[0]))
-        name = self.name(found[0])
+            return checked(ids, self.label(playable[0]), actions, None, self.move_name(playable[0]))
+        name = self.move_name(found[0])
         if self.turn != seat:
             return checked(ids, label, [], "it is not your turn", name, "not_your_turn")
         view = st.view(seat)

@@ -207,7 +207,7 @@ class DoudizhuTable(EngineTable):
                 names.append(name)
         return " / ".join(names)
 
-    def name(self, action: int, subs: int | None = None) -> dict[str, Any]:
+    def move_name(self, action: int, subs: int | None = None) -> dict[str, Any]:
         """:meth:`label` as a code and values, for a page to say in its language
         (docs/protocol.md, "Move names")."""
         cat = self.cat
@@ -292,7 +292,7 @@ class DoudizhuTable(EngineTable):
             self._pile_cards = [CARD_OBJECTS[i] for i in taken]
             events.append(Event({"type": "play", "seat": seat, "text": cat.action_to_str(action),
                                  "label": self.label(action, st.pile_subs),
-                                 "name": self.name(action, st.pile_subs),
+                                 "name": self.move_name(action, st.pile_subs),
                                  "cards": [CARD_OBJECTS[i] for i in taken]}))
             if st.bombs != bombs_before:
                 events.append(Event({"type": "bomb", "seat": seat, "rocket": action == cat.ROCKET,
@@ -400,7 +400,7 @@ class DoudizhuTable(EngineTable):
         if st.pile >= 0:
             pile = {"by": st.pile_owner, "text": cat.action_to_str(st.pile),
                     "label": self.label(st.pile, st.pile_subs),
-                    "name": self.name(st.pile, st.pile_subs),
+                    "name": self.move_name(st.pile, st.pile_subs),
                     "wilds": st.pile_subs,
                     "cards": self._pile_cards}
         last = None
@@ -465,7 +465,7 @@ class DoudizhuTable(EngineTable):
                 ids = self.move_ids(seat, a)
                 playable.update(ids)
                 moves.append({"action": a, "text": self.cat.action_to_str(a), "label": self.label(a),
-                              "name": self.name(a), "shape": self.shape(a), "cards": ids,
+                              "name": self.move_name(a), "shape": self.shape(a), "cards": ids,
                               "any_suit": bool(self.cat.cards[a])})
             out["moves"] = moves
             out["playable"] = sorted(playable)
@@ -502,7 +502,7 @@ class DoudizhuTable(EngineTable):
         except CatalogError:
             return checked(ids, None, [], "not a Dou Dizhu combination", reason_code="no_play")
         label = self.label(action)
-        name = self.name(action)
+        name = self.move_name(action)
         if self.turn != seat:
             return checked(ids, label, [], "it is not your turn", name, "not_your_turn")
         legal = self.legal()
@@ -522,7 +522,7 @@ class DoudizhuTable(EngineTable):
         lifted = bytes(got)
         if self.turn != seat:
             return checked(ids, None, [], "it is not your turn", reason_code="not_your_turn")
-        entries = [{"action": a, "text": self.cat.action_to_str(a), "label": self.label(a), "name": self.name(a)}
+        entries = [{"action": a, "text": self.cat.action_to_str(a), "label": self.label(a), "name": self.move_name(a)}
                    for a in self.legal() if self.cat.cards[a]
                    and counts(self._given(seat, a)) == lifted]
         if entries:
@@ -534,7 +534,7 @@ class DoudizhuTable(EngineTable):
             return checked(ids, None, [], "not a play now (wild cards stand in only for cards "
                                           "your hand lacks)", reason_code="no_play")
         return checked(ids, self.label(action), [],
-                       self.talk.explain(action, st.view(seat), self.legal()), self.name(action), "not_now")
+                       self.talk.explain(action, st.view(seat), self.legal()), self.move_name(action), "not_now")
 
 
 def _table_game():
