@@ -118,6 +118,54 @@ def test_the_key_check_catches_a_missing_key(tmp_path):
     assert set(load_catalog("en")) - set(spanish) == {"sign.revolution"}
 
 
+SERVER = Path(__file__).resolve().parent.parent / "play" / "server"
+#: move-name codes the page words itself from their values (events.js, moveName)
+WORDED_MOVES = {"give", "single", "set", "run", "bid", "shape"}
+#: the error the page answers with its own line (net.replaced: reload to play here again)
+OWN_LINE_ERRORS = {"replaced"}
+
+
+def test_every_title_of_the_table_has_a_catalog_key():
+    from climbrl.play.server.daifugo import PLAYER_CHOICES, make_rules, title_code
+
+    english = load_catalog("en")
+    for game, choices in PLAYER_CHOICES.items():
+        for players in choices:
+            for title in make_rules(game, players, 3, {}).titles:
+                assert f"title.{title_code(title)}" in english, (game, players, title)
+
+
+def test_every_move_name_the_server_sends_has_catalog_words():
+    from climbrl.envs.doudizhu.catalog import Kind
+    from climbrl.play.server.daifugo import DaifugoTable
+    from climbrl.play.server.doudizhu import ROB_CODES, SHOW_CODES, TIER_CODES, DoudizhuTable
+
+    english = load_catalog("en")
+    codes = set()
+    for game in ("daifugo", "president"):
+        table = DaifugoTable(game, 4, 3, {}, 1)
+        codes |= {table.move_name(a)["code"] for a in range(len(table.cat.moves))}
+    for rules in ({}, {"rob": True}, {"open_hand": True}):
+        table = DoudizhuTable(1, 5, 3, rules)
+        codes |= {m["name"]["code"] for m in table.private(table.turn)["moves"]}
+    codes |= {c for pair in ROB_CODES.values() for c in pair} | set(SHOW_CODES) | set(TIER_CODES.values())
+    assert {"pass", "give", "single", "set", "run", "joker", "joker_pair", "bid", "call"} <= codes
+    assert sorted(c for c in codes - WORDED_MOVES if f"move.{c}" not in english) == []
+    assert sorted(k.label for k in Kind if f"shape.{k.label}" not in english) == []
+
+
+def test_every_error_and_reason_code_the_server_sends_has_a_catalog_text():
+    english = load_catalog("en")
+    source = "\n".join(p.read_text(encoding="utf-8") for p in SERVER.glob("*.py"))
+    errors = set(re.findall(r'(?:RoomError|ProtocolError|\berror)\(\s*"([a-z_]+)"', source))
+    assert {"illegal", "not_your_turn", "bad_token", "too_many_connections", "idle"} <= errors
+    assert sorted(c for c in errors - OWN_LINE_ERRORS if f"error.{c}" not in english) == []
+    reasons = set(re.findall(r'reason_code="([a-z_]+)"|, name, "([a-z_]+)"\)', source))
+    reasons = {c for pair in reasons for c in pair if c}
+    assert {"not_your_turn", "not_in_hand", "no_play", "not_now"} <= reasons
+    assert sorted(c for c in reasons if f"reason.{c}" not in english) == []
+
+
 # ------------------------------------------------------------------------------ the leak check
 
 WORD = re.compile(r"[A-Za-z]+|[^\W\d_A-Za-z]+")
