@@ -10,17 +10,21 @@ segment      content
 ``set``      2+ cards of one number. One deck: per rank, every suit subset S (|S| >= 1)
              with j wild jokers, |S| + j >= 2 (suits matter for the lock). Two decks: per
              rank, k real cards with j jokers, k + j >= 2 (suits do not matter). Last, the
-             pair of jokers when the deck has two.
+             pair of jokers when the deck has two. Under ``joker_suits`` a set's joker
+             also names the suit it stands for (``7s JK=7h``).
 ``run``      3+ consecutive numbers 3..2 (no wrap). Same-suit runs: per suit, start,
              length and the positions the wild jokers fill (each choice its own id).
-             Any-suit runs: per start, length and joker positions.
+             Any-suit runs: per start, length and joker positions. Under
+             ``joker_run_ends`` a joker may also stand below the 3 (rank -1, ``JK=below``)
+             or above the 2 (rank 13, ``JK=above``).
 ``give``     exchange: give back one (rank, suit), or a joker: 52 (+1) ids
 ===========  ============================================================================
 
 Each id carries a small record (:class:`Move`) and the parallel tuples below, which the engine
 reads on its hot path. Text: ``pass``, ``7h``, ``JK``, ``7s 7h JK`` (suited set), ``7 7 JK``
 (two-deck set), ``3s JK=4s 5s`` (run with a joker standing for the 4 of spades), ``3 JK=4 5``
-(any-suit run), ``give 7h``.
+(any-suit run), ``JK=below 3s 4s`` (a joker below the 3), ``7s JK=7h`` (a set whose joker
+stands for the 7 of hearts, ``joker_suits``), ``give 7h``.
 """
 
 from __future__ import annotations
@@ -52,6 +56,10 @@ RANK_BITS = (1 << NUM_RANKS) - 1
 #: the most cards one move can hold under any rules: a run of every number, or a set of
 #: every copy of a number with every joker
 MAX_MOVE_SIZE = max(NUM_RANKS, MAX_DECKS * NUM_SUITS + MAX_JOKERS)
+#: the rank a joker stands for below the 3 and above the 2 at the ends of a run
+#: (``joker_run_ends``), and their text
+BELOW_3, ABOVE_2 = -1, NUM_RANKS
+END_TEXTS = {BELOW_3: "below", ABOVE_2: "above"}
 #: the name of the action feature table's layout (:meth:`Catalog.features`): the same width
 #: and meaning under every rules config, so one network scores the moves of any catalog
 FEATURE_SCHEMA = "daifugo-moves-1"
@@ -62,7 +70,8 @@ class Move:
     """One catalog entry. ``low``/``high`` are rank indices (``JOKER_RANK`` for jokers alone);
     ``suits`` the real suits shown (4-bit mask); ``jokers`` the jokers used; ``joker_ranks`` the
     ranks the jokers stand for in a run; ``suit`` the suit of a same-suit run or a single /
-    give card (-1 when none)."""
+    give card (-1 when none); ``joker_suit`` the suit a set's joker stands for
+    (``joker_suits``; -1 when none)."""
 
     id: int
     kind: int
@@ -73,6 +82,7 @@ class Move:
     jokers: int
     suit: int = -1
     joker_ranks: tuple[int, ...] = ()
+    joker_suit: int = -1
 
     def __repr__(self) -> str:
         return f"Move({self.id}, {KIND_NAMES[self.kind]}, {self.low}..{self.high}, size={self.size})"
@@ -98,7 +108,8 @@ class Catalog:
     @staticmethod
     def key_of(rules: Rules) -> tuple:
         """What the catalog depends on: rules with the same key share one catalog."""
-        return (rules.decks, rules.jokers, rules.jokers_wild, rules.runs, rules.run_suits)
+        return (rules.decks, rules.jokers, rules.jokers_wild, rules.runs, rules.run_suits,
+                rules.joker_suits, rules.joker_run_ends)
 
     def __init__(self, rules: Rules):
         self.rules = rules
@@ -115,8 +126,9 @@ class Catalog:
         self.table = SegmentTable()
         moves: list[Move] = []
 
-        def add(kind, size, low, high, suits, jokers, suit=-1, joker_ranks=()):
-            moves.append(Move(len(moves), kind, size, low, high, suits, jokers, suit, joker_ranks))
+        def add(kind, size, low, high, suits, jokers, suit=-1, joker_ranks=(), joker_suit=-1):
+            moves.append(Move(len(moves), kind, size, low, high, suits, jokers, suit, joker_ranks,
+                              joker_suit))
             return len(moves) - 1
 
         # pass
@@ -133,41 +145,59 @@ class Catalog:
 
         # sets
         per_rank = self.deck.decks * NUM_SUITS
-        self._set_key: dict[tuple[int, int, int], int] = {}  # (rank, suits-or-count, jokers)
+        # (rank, suits-or-count, jokers, suit the joker stands for or -1)
+        self._set_key: dict[tuple[int, int, int, int], int] = {}
+        named = rules.joker_suits
         for r in range(NUM_RANKS):
             if self.suited_sets:
                 for sm in range(1, SUIT_NIBBLE + 1):
                     for j in range(self.wild + 1):
                         n = sm.bit_count() + j
-                        if n >= 2:
-                            self._set_key[r, sm, j] = add(SET, n, r, r, sm, j)
+                        if n < 2:
+                            continue
+                        if not (named and j) or sm == SUIT_NIBBLE:
+                            self._set_key[r, sm, j, -1] = add(SET, n, r, r, sm, j)
+                            continue
+                        for js in range(NUM_SUITS):
+                            if not sm >> js & 1:
+                                self._set_key[r, sm, j, js] = add(SET, n, r, r, sm, j,
+                                                                  joker_suit=js)
             else:
                 for k in range(1, per_rank + 1):
                     for j in range(self.wild + 1):
                         if k + j >= 2:
-                            self._set_key[r, k, j] = add(SET, k + j, r, r, 0, j)
+                            self._set_key[r, k, j, -1] = add(SET, k + j, r, r, 0, j)
         self.joker_pair = add(SET, 2, JOKER_RANK, JOKER_RANK, 0, 2) if rules.jokers == 2 else -1
         self.table.add("set", len(moves) - self.table.size)
 
         # runs
         self.suited_runs = rules.run_suits == "same"
-        self._run_key: dict[tuple[int, int, int, int], int] = {}  # (suit, low, length, jmask)
-        self._windows: list[tuple[int, int, int, list[tuple[int, int]]]] = []
+        # (suit, low, length, joker ranks) -> id
+        self._run_key: dict[tuple[int, int, int, tuple[int, ...]], int] = {}
+        # (suit, length, low, ranks of the window, [(jmask, jokers, id)]): jmask the window's
+        # ranks the jokers fill, jokers how many the move uses
+        self._windows: list[tuple[int, int, int, int, list[tuple[int, int, int]]]] = []
         if rules.runs:
             for suit in range(NUM_SUITS) if self.suited_runs else (-1,):
+                suits = 0 if suit < 0 else 1 << suit
                 for length in range(MIN_RUN, NUM_RANKS + 1):
                     for low in range(NUM_RANKS - length + 1):
                         window = ((1 << length) - 1) << low
                         variants = []
                         for jmask in _joker_subsets(window, min(self.wild, length - 1)):
-                            suits = 0 if suit < 0 else 1 << suit
-                            aid = add(
-                                RUN, length, low, low + length - 1, suits, jmask.bit_count(),
-                                suit, tuple(iter_bits(jmask)),
-                            )
-                            self._run_key[suit, low, length, jmask] = aid
-                            variants.append((jmask, aid))
-                        self._windows.append((suit, length, low, variants))
+                            joker_ranks = tuple(iter_bits(jmask))
+                            aid = add(RUN, length, low, low + length - 1, suits,
+                                      jmask.bit_count(), suit, joker_ranks)
+                            self._run_key[suit, low, length, joker_ranks] = aid
+                            variants.append((jmask, jmask.bit_count(), aid))
+                        self._windows.append((suit, length, low, window, variants))
+                    if rules.joker_run_ends and self.wild:
+                        # a joker past either end: every real rank of the window is needed
+                        for end, low in ((BELOW_3, BELOW_3), (ABOVE_2, NUM_RANKS + 1 - length)):
+                            real = ((1 << (length - 1)) - 1) << max(low, 0)
+                            aid = add(RUN, length, low, low + length - 1, suits, 1, suit, (end,))
+                            self._run_key[suit, low, length, (end,)] = aid
+                            self._windows.append((suit, length, low, real, [(0, 1, aid)]))
         self.table.add("run", len(moves) - self.table.size)
 
         # exchange: give one card back
@@ -187,6 +217,10 @@ class Catalog:
         self.low = tuple(m.low for m in moves)
         self.high = tuple(m.high for m in moves)
         self.suits = tuple(m.suits for m in moves)
+        #: the suits the lock reads: the real suits and, under ``joker_suits``, the suit a
+        #: set's joker stands for (a same-suit run's jokers stand for its suit)
+        self.lock_suits = tuple(m.suits | (0 if m.joker_suit < 0 else 1 << m.joker_suit)
+                                for m in moves)
         self.njokers = tuple(m.jokers for m in moves)
         self.has8 = tuple(self._has_real(m, RANK_8) for m in moves)
         self.hasJ = tuple(self._has_real(m, RANK_J) for m in moves)
@@ -259,7 +293,7 @@ class Catalog:
                 by_j, sized_j = [], []
                 for j in range(jok_range):
                     ids = []
-                    for (rr, key, jj), aid in self._set_key.items():
+                    for (rr, key, jj, _js), aid in self._set_key.items():
                         if rr != r or jj > min(j, wild):
                             continue
                         ok = (key & ~held) == 0 if self.suited_sets else key <= held
@@ -283,15 +317,14 @@ class Catalog:
         if group is None:
             wild = min(jokers, self.wild)
             entries = []
-            for wsuit, length, low, variants in self._windows:
+            for wsuit, length, low, window, variants in self._windows:
                 if wsuit != suit:
                     continue
-                window = ((1 << length) - 1) << low
                 missing = window & ~ranks
                 if missing.bit_count() > wild:
                     continue
-                for jmask, aid in variants:
-                    if jmask & missing == missing and jmask.bit_count() <= wild:
+                for jmask, used, aid in variants:
+                    if jmask & missing == missing and used <= wild:
                         entries.append((length, low, aid))
             group = self._run_cache[key] = _RunGroup(entries)
         return group
@@ -335,10 +368,15 @@ class Catalog:
                 real = [rank_suit_text(m.low, s) for s in iter_bits(m.suits)]
             else:
                 real = [rank_suit_text(m.low, None)] * (m.size - m.jokers)
+            if m.joker_suit >= 0:
+                return " ".join(real + [f"{JOKER_TEXT}={rank_suit_text(m.low, m.joker_suit)}"])
             return " ".join(real + [JOKER_TEXT] * m.jokers)
         suit = m.suit if m.suit >= 0 else None
         parts = []
         for r in range(m.low, m.high + 1):
+            if r in END_TEXTS:
+                parts.append(f"{JOKER_TEXT}={END_TEXTS[r]}")
+                continue
             text = rank_suit_text(r, suit)
             parts.append(f"{JOKER_TEXT}={text}" if r in m.joker_ranks else text)
         return " ".join(parts)
@@ -371,7 +409,9 @@ class Catalog:
             if w.upper() == JOKER_TEXT:
                 jokers_free += 1
             elif w.upper().startswith(JOKER_TEXT + "="):
-                rank, suit = parse_rank_suit(w[len(JOKER_TEXT) + 1 :])
+                stands = w[len(JOKER_TEXT) + 1 :].lower()
+                ends = {text: r for r, text in END_TEXTS.items()}
+                rank, suit = (ends[stands], None) if stands in ends else parse_rank_suit(stands)
                 cards.append((rank, suit, True))
             else:
                 rank, suit = parse_rank_suit(w)
@@ -385,6 +425,8 @@ class Catalog:
         ranks = {c[0] for c in cards}
         if len(ranks) == 1 and not any(c[2] for c in cards):
             return self._set_from(text, cards, jokers_free)
+        if len(ranks) == 1 and len(cards) > 1 and self.rules.joker_suits:
+            return self._named_set_from(text, cards, jokers_free)
         return self._run_from(text, cards, jokers_free)
 
     def _require(self, aid: int, text: str, why: str) -> int:
@@ -420,12 +462,30 @@ class Catalog:
                 if sm >> s & 1:
                     raise ValueError(f"{text!r} names {rank_suit_text(rank, s)} twice")
                 sm |= 1 << s
-            key = (rank, sm, jokers)
+            key = (rank, sm, jokers, -1)
         else:
-            key = (rank, len(cards), jokers)
+            key = (rank, len(cards), jokers, -1)
         aid = self._set_key.get(key)
         if aid is None:
             raise ValueError(f"{text!r} is not a set these rules allow")
+        return aid
+
+    def _named_set_from(self, text: str, cards, jokers_free: int) -> int:
+        """A set whose joker names the suit it stands for (``7s JK=7h``, ``joker_suits``)."""
+        real = [c for c in cards if not c[2]]
+        named = [c for c in cards if c[2]]
+        if jokers_free or len(named) != 1 or not real or None in {c[1] for c in cards}:
+            raise ValueError(f"{text!r} is not a set: name each card's suit and one joker's "
+                             f"(e.g. 7s JK=7h)")
+        sm = 0
+        for _rank, s, _ in real:
+            if sm >> s & 1:
+                raise ValueError(f"{text!r} names {rank_suit_text(cards[0][0], s)} twice")
+            sm |= 1 << s
+        aid = self._set_key.get((cards[0][0], sm, 1, named[0][1]))
+        if aid is None:
+            raise ValueError(f"{text!r} is not a set these rules allow (the joker stands for "
+                             f"a suit of the set's real cards)")
         return aid
 
     def _run_from(self, text: str, cards, jokers_free: int) -> int:
@@ -433,8 +493,8 @@ class Catalog:
             raise ValueError(f"{text!r} is not one number, and runs are off under these rules")
         if jokers_free:
             raise ValueError(f"{text!r}: a joker in a run must say what it stands for, e.g. JK=4s")
-        cards = sorted(cards)
-        suits = {c[1] for c in cards}
+        cards = sorted(cards, key=lambda c: c[0])
+        suits = {c[1] for c in cards if c[0] not in END_TEXTS}
         if self.suited_runs:
             if len(suits) != 1 or None in suits:
                 raise ValueError(f"{text!r} is not a run: a run is one suit, each card suited")
@@ -446,8 +506,8 @@ class Catalog:
             raise ValueError(
                 f"{text!r} is not a run: the numbers must be consecutive in 3..2 (no wrap)"
             )
-        jmask = sum(1 << c[0] for c in cards if c[2])
-        aid = self._run_key.get((suit, low, length, jmask))
+        joker_ranks = tuple(c[0] for c in cards if c[2])
+        aid = self._run_key.get((suit, low, length, joker_ranks))
         if aid is None:
             raise ValueError(f"{text!r} is not a run these rules allow (length or jokers)")
         return aid
@@ -476,8 +536,10 @@ class Catalog:
             col = len(KIND_NAMES)
             row[col] = m.size / MAX_MOVE_SIZE
             col += 1
-            if m.low >= 0:
-                row[col + m.low] = 1
+            if m.kind != PASS:
+                # a joker below the 3 reads as the 3 (nothing is lower; JOKER_RANK's column
+                # holds a joker above the 2: nothing is higher either)
+                row[col + max(m.low, 0)] = 1
                 row[col + ranks + m.high] = 1
             col += 2 * ranks
             for s in iter_bits(m.suits):

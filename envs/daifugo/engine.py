@@ -10,6 +10,10 @@ Turn flow. A match is ``rules.rounds`` rounds. A round starts with the deal; fro
 lower places give their strongest cards automatically and the higher places choose cards to
 give back one at a time (phase ``exchange``); then tricks are played (phase ``play``). Seats
 that have finished, or that passed under strict passing, are skipped: they have no decision.
+
+Turn order. Seats play in ``state.order`` (seat indices in turn order): index order unless
+``rules.reseat_every`` draws it anew (the uecda preset: rounds 1, 4, 7, ...; a set-up from
+``hands`` keeps index order until the next draw). "Next seat" always means next in it.
 """
 
 from __future__ import annotations
@@ -48,6 +52,8 @@ PHASE_NAMES = ("exchange", "play", "over")
 REWARD_MODES = ("centered", "raw")
 SEED_LIMIT = 1 << dealcode.SEED_BITS
 RESET_OPTIONS = ("deal", "hands", "leader", "titles", "seed")
+#: the RNG streams of a match besides the deals (``[seed, round, stream]``)
+RESEAT_STREAM, STALL_STREAM = 1, 2
 BYTE = 8
 BYTE_VALUES = 1 << BYTE
 
@@ -93,7 +99,11 @@ class DaifugoGame(GameDefaults):
         self.num_actions = cat.size
         self.layout = build_layout(self)
         self.tag = f"{rules.players}P{rules.decks}D{rules.jokers}J"
-        per_round = deck.size * rules.players + sum(rules.exchange)
+        # a round is at most one play per card, each followed by passes: players - 1 of them
+        # (a pile clears when the others have passed), or up to the stall guard's count when
+        # the seat to lead may pass
+        passes = rules.stall_passes - 1 if rules.lead_pass else rules.players - 1
+        per_round = deck.size * (1 + passes) + sum(rules.exchange) + 1
         self.max_game_length = per_round * rules.rounds
         mean = sum(rules.points) / rules.players
         self.round_rewards = tuple(
@@ -250,7 +260,8 @@ class DaifugoGame(GameDefaults):
             if leader is None and titles is None:
                 leader = deal.first_seat
             self._check_exchange(hands, titles)
-            state._start_match(deal.seed, hands, self._check_leader(leader, titles), titles)
+            state._start_match(deal.seed, hands, self._check_leader(leader, titles, hands), titles,
+                               self.seat_order(deal.seed, 0))
         elif "hands" in options:
             hands = self._parse_hands(options["hands"])
             leader = options.get("leader")
@@ -258,15 +269,17 @@ class DaifugoGame(GameDefaults):
                 leader = self._first_leader(hands, 0) if titles is None else None
             seed = self._seed(options, rng)
             self._check_exchange(hands, titles)
-            state._start_match(seed, hands, self._check_leader(leader, titles), titles)
+            state._start_match(seed, hands, self._check_leader(leader, titles, hands), titles,
+                               tuple(range(self.num_players)))
         else:
             if titles is not None:
                 raise ValueError("titles need a position: give hands or a deal code with them")
             if options.get("leader") is not None:
                 raise ValueError("leader needs a position: give hands or a deal code with it")
             seed = self._seed(options, rng)
-            hands, first = self.deal(seed, 0, None)
-            state._start_match(seed, hands, self._first_leader(hands, first), None)
+            order = self.seat_order(seed, 0)
+            hands, first = self.deal(seed, 0, None, order)
+            state._start_match(seed, hands, self._first_leader(hands, first), None, order)
         return state
 
     @staticmethod
@@ -287,11 +300,11 @@ class DaifugoGame(GameDefaults):
             )
         return places
 
-    def _check_leader(self, leader, titles: list[int] | None) -> int:
+    def _check_leader(self, leader, titles: list[int] | None, hands: list[int]) -> int:
         if leader is None:
-            # rounds 2+: the last place (Daifugo) or the top place (President) leads
-            place = self.num_players - 1 if self.rules.later_leader == "last_place" else 0
-            return titles.index(place)
+            # rounds 2+: the last place (Daifugo), the top place (President) or the holder of
+            # the 3 of diamonds (UECda; found again after the exchange) leads
+            return self.later_leader(titles, hands)
         return as_int_in(leader, "leader", 0, self.num_players - 1)
 
     def _check_exchange(self, hands: list[int], titles: list[int] | None) -> None:
@@ -331,27 +344,54 @@ class DaifugoGame(GameDefaults):
             hands.append(hand)
         return hands
 
-    def deal(self, seed: int, round_index: int, after_seat: int | None) -> tuple[list[int], int]:
-        """Shuffle and deal round ``round_index`` of the match ``seed``: one card at a time,
-        starting at a seat drawn by the RNG, or the seat after ``after_seat`` when given.
-        Returns the hands and the first seat dealt."""
-        rng = np.random.default_rng([seed, round_index])
-        order = rng.permutation(self.deck.size)
-        first = int(rng.integers(self.num_players))
-        if after_seat is not None:
-            first = (after_seat + 1) % self.num_players
-        hands = [0] * self.num_players
+    def deal(self, seed: int, round_index: int, after_seat: int | None,
+             order: Sequence[int] | None = None, first_seat: int | None = None
+             ) -> tuple[list[int], int]:
+        """Shuffle and deal round ``round_index`` of the match ``seed``: one card at a time in
+        turn ``order`` (default: index order), starting at a seat drawn by the RNG, at the
+        seat after ``after_seat`` or at ``first_seat`` when given. Returns the hands and the
+        first seat dealt."""
         players = self.num_players
-        for i, card in enumerate(order.tolist()):
-            hands[(first + i) % players] |= 1 << card
+        rng = np.random.default_rng([seed, round_index])
+        cards = rng.permutation(self.deck.size)
+        order = tuple(range(players)) if order is None else tuple(order)
+        first = order[int(rng.integers(players))]
+        if after_seat is not None:
+            first = order[(order.index(after_seat) + 1) % players]
+        if first_seat is not None:
+            first = first_seat
+        start = order.index(first)
+        hands = [0] * players
+        for i, card in enumerate(cards.tolist()):
+            hands[order[(start + i) % players]] |= 1 << card
         return hands, first
+
+    def seat_order(self, seed: int, round_index: int) -> tuple[int, ...]:
+        """The turn order of a round that draws one (``reseat_every``), else index order."""
+        players = self.num_players
+        every = self.rules.reseat_every
+        if not every or round_index % every:
+            return tuple(range(players))
+        rng = np.random.default_rng([seed, round_index, RESEAT_STREAM])
+        return tuple(int(s) for s in rng.permutation(players))
+
+    def later_leader(self, titles: list[int], hands: list[int]) -> int:
+        """The leader of a round after the first (``rules.later_leader``)."""
+        rule = self.rules.later_leader
+        if rule == "three_of_diamonds":
+            return self._diamond_three_holder(hands, titles.index(0))
+        return titles.index(self.num_players - 1 if rule == "last_place" else 0)
+
+    def _diamond_three_holder(self, hands: list[int], otherwise: int) -> int:
+        for seat, hand in enumerate(hands):
+            if hand & self.diamond_three_bit:
+                return seat
+        return otherwise
 
     def _first_leader(self, hands: list[int], first_dealt: int) -> int:
         """Round 1: the holder of the 3 of diamonds, or the first seat dealt."""
         if self.rules.first_leader == "three_of_diamonds":
-            for seat, hand in enumerate(hands):
-                if hand & self.diamond_three_bit:
-                    return seat
+            return self._diamond_three_holder(hands, first_dealt)
         return first_dealt
 
     def cards_for(self, hand: int, action: int) -> int:
@@ -406,14 +446,16 @@ class DaifugoGame(GameDefaults):
         return self.catalog.suit_free_classes()
 
     def recent_actions(self, state: DaifugoState, seat: int, count: int) -> np.ndarray:
-        """The last ``count`` moves of this round as rows ``(mover relative to seat, action id)``,
+        """The last ``count`` moves of this round as rows ``(mover's turns after seat, action id)``,
         oldest first, padded with ``(-1, -1)``; another seat's exchange give shows as id -1."""
         out = np.full((count, 2), -1, np.int64)
         rows = state.history[-count:] if count else []
         give = self.catalog.table["give"]
         players = self.num_players
+        order = state.order
+        at_seat = order.index(seat)
         for i, (mover, action) in enumerate(rows, start=count - len(rows)):
-            out[i, 0] = (mover - seat) % players
+            out[i, 0] = (order.index(mover) - at_seat) % players
             out[i, 1] = -1 if (action in give and mover != seat) else action
         return out
 
@@ -506,6 +548,15 @@ class DaifugoGame(GameDefaults):
             st.jack_back = view["jack_back"]
         st.passed = sum(1 << s for s in range(players) if view["passed"][s])
         st.passed_pile = sum(1 << s for s in range(players) if view["passed_pile"][s])
+        st.order = tuple(view["order"])
+        # the passes in a row: the round's history ends with them
+        st.pass_run = 0
+        for _mover, text in reversed(view["history"]):
+            if text != "pass":
+                break
+            st.pass_run += 1
+        # who got the lead of an empty pile is not in the view: the seat to move stands in
+        st.lead_seat = st.current_player
         st._legal = None
         return st
 
@@ -574,6 +625,9 @@ class DaifugoState:
         "steps",
         "winner",
         "reward_total",
+        "order",
+        "pass_run",
+        "lead_seat",
         "_legal",
     )
 
@@ -584,9 +638,11 @@ class DaifugoState:
     # -- set-up --------------------------------------------------------------------------------
 
     def _start_match(
-        self, seed: int, hands: list[int], leader: int, titles: list[int] | None
+        self, seed: int, hands: list[int], leader: int, titles: list[int] | None,
+        order: tuple[int, ...],
     ) -> None:
         players = self.game.num_players
+        self.order = order
         self.seed = seed
         self.round = 0 if titles is None else 1
         self.scores = [0] * players
@@ -616,16 +672,31 @@ class DaifugoState:
         self.pending = []
         self.history = []
         self.leader = leader
+        self.pass_run = 0
         self._reset_pile()
-        if self.round > 0 and game.rules.exchange:
+        if self.round > 0 and game.rules.exchange and not self.block_starts:
             self._automatic_gives()
         if self.pending:
             self.phase = PHASE_EXCHANGE
             self.current_player = self.pending[0][0]
         else:
-            self.phase = PHASE_PLAY
-            self.current_player = leader
+            self._start_play()
         self._legal = None
+
+    @property
+    def block_starts(self) -> bool:
+        """This round opens a class block (``rules.class_block``): no exchange."""
+        block = self.game.rules.class_block
+        return bool(block) and self.round % block == 0
+
+    def _start_play(self) -> None:
+        """The exchange is over (or there is none): the leader leads. Under the UECda rule
+        the 3 of diamonds' holder after the exchange leads every round."""
+        game = self.game
+        if self.round > 0 and game.rules.later_leader == "three_of_diamonds":
+            self.leader = game._diamond_three_holder(self.hands, self.leader)
+        self.phase = PHASE_PLAY
+        self.current_player = self.lead_seat = self.leader
 
     def _reset_pile(self) -> None:
         self.pile = -1
@@ -725,9 +796,12 @@ class DaifugoState:
                 out.append(cat.give_joker)
             return out
         pile = self.pile
-        if pile < 0:
-            return self._lead(hand, pres, jokers)
         rules = game.rules
+        if pile < 0:
+            out = self._lead(hand, pres, jokers)
+            if rules.lead_pass:
+                out.insert(0, cat.pass_id)  # UECda: a pass on an empty pile is a pass
+            return out
         out = [cat.pass_id]
         kind = cat.kind[pile]
         p = cat.low[pile]
@@ -768,6 +842,10 @@ class DaifugoState:
                     held = (hand & rank_mask[r]).bit_count()
                     if held:
                         out += sized[r][held][jokers][n]
+            if self.lock and rules.joker_suits:
+                # the joker stands for a suit of the lock: the reply shows exactly its suits
+                lock_suits = cat.lock_suits
+                out = [a for a in out if a == cat.pass_id or lock_suits[a] == self.lock]
             if n == 2 and jokers == 2 and cat.joker_pair >= 0:
                 out.append(cat.joker_pair)
             if rules.bombs and n in (2, 3):
@@ -851,9 +929,39 @@ class DaifugoState:
         if action == cat.pass_id:
             self.passed |= 1 << seat
             self.passed_pile |= 1 << seat
-            self._advance(seat, skip=False)
+            self.pass_run += 1
+            stall = self.game.rules.stall_passes
+            if stall and self.pass_run >= stall:
+                return self._stall()
+            if self.pile < 0:
+                self._lead_passed(seat)
+            else:
+                self._advance(seat, skip=False)
             return None
         return self._play(seat, action)
+
+    def _lead_passed(self, seat: int) -> None:
+        """A pass on an empty pile (``lead_pass``): the next seat that has not passed leads;
+        when every seat still in has passed, the passes are forgotten and the seat that got
+        the lead leads again."""
+        nxt = self._next_eligible(seat)
+        if nxt < 0:
+            self.passed = self.passed_pile = 0
+            lead = self.lead_seat
+            nxt = lead if self.active >> lead & 1 else self._next_active(lead)
+        self.current_player = nxt
+
+    def _stall(self) -> list[float]:
+        """The stall guard: the seats still in take the remaining places in a random order
+        (the match's RNG, so a replay places them alike), and the round ends."""
+        rng = np.random.default_rng([self.seed, self.round, STALL_STREAM, self.steps])
+        for seat in rng.permutation(sorted(iter_bits(self.active))).tolist():
+            self.places[seat] = self.next_top
+            self.next_top += 1
+            self.hidden_out |= self.hands[seat]
+            self.hands[seat] = 0
+        self.active = 0
+        return self._end_round()
 
     def _raise_illegal(self, action: int) -> None:
         if self.terminal:
@@ -887,8 +995,7 @@ class DaifugoState:
         if self.pending:
             self.current_player = self.pending[0][0]
         else:
-            self.phase = PHASE_PLAY
-            self.current_player = self.leader
+            self._start_play()
 
     def _play(self, seat: int, action: int) -> list[float] | None:
         game = self.game
@@ -898,8 +1005,20 @@ class DaifugoState:
         reversed_before = self.revolution != self.jack_back
         cards = self._take(seat, action)
         joker_used = cards & game.deck.joker_mask
+        self.pass_run = 0
         # lock: two consecutive joker-free plays with the same suit set lock the pile
-        if rules.lock:
+        if rules.lock and rules.joker_suits:
+            # UECda: a joker counts as the suit it stands for; a joker alone starts no lock
+            # and lifts one
+            if cat.low[action] == JOKER_RANK:
+                self.lock = 0
+                self.prev_suits = -1
+            else:
+                suits = cat.lock_suits[action]
+                if not self.lock and prev >= 0 and self.prev_suits == suits:
+                    self.lock = suits
+                self.prev_suits = suits
+        elif rules.lock:
             suits = cat.suits[action]
             if joker_used:
                 self.prev_suits = -1
@@ -924,8 +1043,10 @@ class DaifugoState:
             self.unsuited |= cards & game.deck.real_mask
         if not rules.strict_pass:
             self.passed = 0
-        revolution = (
-            rules.revolution and cat.kind[action] == SET and cat.msize[action] >= REVOLUTION_SIZE
+        kind = cat.kind[action]
+        revolution = rules.revolution and (
+            (kind == SET and cat.msize[action] >= REVOLUTION_SIZE)
+            or (kind == RUN and 0 < rules.run_revolution <= cat.msize[action])
         )
         if revolution:
             self.revolution = not self.revolution
@@ -961,19 +1082,19 @@ class DaifugoState:
 
     def _next_eligible(self, seat: int) -> int:
         """The next seat after ``seat`` still in the round that has not passed; -1 if none."""
-        players = self.game.num_players
-        open_seats = self.active & ~self.passed
-        for step in range(1, players + 1):
-            s = (seat + step) % players
-            if open_seats >> s & 1:
-                return s
-        return -1
+        return self._next_of(seat, self.active & ~self.passed)
 
     def _next_active(self, seat: int) -> int:
-        players = self.game.num_players
+        return self._next_of(seat, self.active)
+
+    def _next_of(self, seat: int, seats: int) -> int:
+        """The next seat after ``seat`` in turn order within the mask ``seats``; -1 if none."""
+        order = self.order
+        players = len(order)
+        at = order.index(seat)
         for step in range(1, players + 1):
-            s = (seat + step) % players
-            if self.active >> s & 1:
+            s = order[(at + step) % players]
+            if seats >> s & 1:
                 return s
         return -1
 
@@ -992,6 +1113,7 @@ class DaifugoState:
         """The pile clears; ``leader`` leads, or the next seat still in the round after it."""
         self._reset_pile()
         self.current_player = leader if self.active >> leader & 1 else self._next_active(leader)
+        self.lead_seat = self.current_player
 
     def _finish(self, seat: int, illegal: bool) -> list[float] | None:
         """The seat emptied its hand. Returns the round's rewards when the round ends."""
@@ -1041,9 +1163,14 @@ class DaifugoState:
         players = game.num_players
         last = self.titles.index(players - 1)
         after = last if rules.later_dealing == "after_last_place" else None
-        hands, _first = game.deal(self.seed, self.round, after)
-        leader = last if rules.later_leader == "last_place" else self.titles.index(0)
-        self._start_round(hands, leader)
+        # UECda: the top place is dealt first, but a class block opens at a random seat
+        first = None
+        if rules.later_dealing == "top_place" and not self.block_starts:
+            first = self.titles.index(0)
+        self.order = game.seat_order(self.seed, self.round) if rules.reseat_every and (
+            self.round % rules.reseat_every == 0) else self.order
+        hands, _first = game.deal(self.seed, self.round, after, self.order, first)
+        self._start_round(hands, game.later_leader(self.titles, hands))
         return rewards
 
     # -- what a seat may see -----------------------------------------------------------------------
@@ -1061,7 +1188,7 @@ class DaifugoState:
         ``played`` (cards seen played this round with their suits), ``played_ranks`` (the real
         cards of this round's unsuited plays, by rank: ``"7 7 3 4 5"``), ``history`` (this
         round's moves as ``(seat, text)``; another seat's exchange give shows as ``give ?``),
-        ``winner`` (once over).
+        ``winner`` (once over), ``order`` (the seats in turn order).
 
         Nothing in it depends on another seat's hidden cards, so it is safe to send to that
         seat. In particular the engine, not the player, picks which copies leave the hand in an
@@ -1114,5 +1241,6 @@ class DaifugoState:
                 for s, a in self.history
             ],
             "winner": self.winner if self.terminal else None,
+            "order": list(self.order),
         }
 

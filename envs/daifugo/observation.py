@@ -78,10 +78,10 @@ from .rules import (
     LEADERS_LATER,
     MAX_DECKS,
     MAX_JOKERS,
-    MAX_ROUNDS,
     MIN_PLAYERS,
     RUN_SUITS,
     Rules,
+    max_rounds,
 )
 
 PILE_SHAPES = ("empty", "single", "set", "run")
@@ -89,14 +89,19 @@ FLAGS = ("revolution", "jack_back", "reversed", "locked")
 PHASES = ("exchange", "play", "over")
 CARD_FIELDS = ("hand", "played", "pile_cards", "gave", "received")
 WORD = 64
-#: every on/off rule of the rules config, in its field order
-SWITCHES = tuple(f.name for f in dataclasses.fields(Rules) if f.type == "bool")
-#: the rules with named options, and their options (one-hot each)
+#: the on/off rules the observation carries, in the rules config's field order: those of
+#: the daifugo and president presets (the switches added for the uecda preset are fixed by
+#: it, so they are left out and every existing network keeps its observation)
+SWITCHES = tuple(f.name for f in dataclasses.fields(Rules)
+                 if f.type == "bool" and f.name not in Rules.UECDA_SWITCHES)
+#: the rules with named options, and their options (one-hot each); an option outside these
+#: (the uecda preset's) sets no slot of its rule
 CHOICES = {
     "run_suits": RUN_SUITS,
     "first_leader": LEADERS_FIRST,
-    "later_leader": LEADERS_LATER,
-    "later_dealing": DEALING_LATER,
+    "later_leader": tuple(o for o in LEADERS_LATER if o not in Rules.UECDA_OPTIONS["later_leader"]),
+    "later_dealing": tuple(o for o in DEALING_LATER
+                           if o not in Rules.UECDA_OPTIONS["later_dealing"]),
 }
 #: the most cards of any deck, and the most a hand is dealt (fewest players)
 MAX_CARDS = MAX_DECKS * CARDS_PER_DECK + MAX_JOKERS
@@ -105,8 +110,10 @@ CARD_SLOTS = CARDS_PER_DECK + 1
 
 
 def build_layout(game) -> ObsLayout:
-    """The layout of a preset: it reads only ``game.seat_rows`` and the engine's limits."""
+    """The layout of a preset: it reads only ``game.seat_rows``, the preset's most rounds and
+    the engine's limits."""
     rows = game.seat_rows
+    most_rounds = max_rounds(game.rules.preset_name)
     ranks = NUM_RANKS + 1
     rank_copies = MAX_DECKS * NUM_SUITS
     return ObsLayout(
@@ -126,9 +133,9 @@ def build_layout(game) -> ObsLayout:
             ("flags", (len(FLAGS),)),
             ("lock_suits", (NUM_SUITS,)),
             ("to_give", (1,), 0, MAX_HAND),
-            ("round", (1,), 0, MAX_ROUNDS - 1),
-            ("rounds", (1,), 0, MAX_ROUNDS),
-            ("rounds_left", (1,), 0, MAX_ROUNDS - 1),
+            ("round", (1,), 0, most_rounds - 1),
+            ("rounds", (1,), 0, most_rounds),
+            ("rounds_left", (1,), 0, most_rounds - 1),
             ("scores", (rows,), -1, 1),
             ("phase", (len(PHASES),)),
             ("to_move", (rows,)),
@@ -186,7 +193,9 @@ class _Writer:
             tail[o["switches"] + i] = float(getattr(rules, name))
         col = o["choices"]
         for name, options in CHOICES.items():
-            tail[col + options.index(getattr(rules, name))] = 1.0
+            value = getattr(rules, name)
+            if value in options:
+                tail[col + options.index(value)] = 1.0
             col += len(options)
         tail[o["rounds"]] = rules.rounds
         tail[o["decks"]] = rules.decks
@@ -260,10 +269,10 @@ def observe(game, state, seat: int, out: np.ndarray | None = None) -> np.ndarray
     passed, active = state.passed, state.active
     places, titles = state.places, state.titles
     hands, points = state.hands, state.scores
+    order = state.order
+    at_seat = order.index(seat)
     for row in range(players):
-        s = seat + row
-        if s >= players:
-            s -= players
+        s = order[(at_seat + row) % players]
         idx += (hand_counts + row, scores + row)
         vals += (hands[s].bit_count(), points[s] * scale)
         if passed >> s & 1:
@@ -288,9 +297,10 @@ def observe(game, state, seat: int, out: np.ndarray | None = None) -> np.ndarray
             idx += range(start, start + NUM_RANKS)
             vals += deck.rank_counts(state.pile_cards)
     if a >= 0:
-        idx += (at["pile_shape"] + cat.kind[a], at["pile_size"], at["pile_low"] + cat.low[a],
-                at["pile_high"] + cat.high[a],
-                at["pile_owner"] + (state.last_player - seat) % players)
+        # a joker below the 3 (UECda) reads as the 3: nothing is lower
+        idx += (at["pile_shape"] + cat.kind[a], at["pile_size"],
+                at["pile_low"] + max(cat.low[a], 0), at["pile_high"] + cat.high[a],
+                at["pile_owner"] + (order.index(state.last_player) - at_seat) % players)
         vals += (1, cat.msize[a], 1, 1, 1)
     else:
         idx.append(at["pile_shape"])
@@ -306,7 +316,7 @@ def observe(game, state, seat: int, out: np.ndarray | None = None) -> np.ndarray
     idx += (at["to_give"], at["round"], at["rounds_left"], at["phase"] + state.phase)
     vals += (sum(e[2] for e in state.pending if e[0] == seat), current, w.last_round - current, 1)
     if state.current_player >= 0:
-        idx.append(at["to_move"] + (state.current_player - seat) % players)
+        idx.append(at["to_move"] + (order.index(state.current_player) - at_seat) % players)
         vals.append(1)
     obs[idx] = vals
     return obs

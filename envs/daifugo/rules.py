@@ -1,7 +1,9 @@
 """The rules config of Daifugo and President: one frozen, validated dataclass with presets.
 
 Every house rule is a switch. ``Rules.preset("daifugo", players=4)`` gives the standard
-Daifugo rules (docs/rules.md); ``Rules.preset("president", players=6)`` the Western game; keyword overrides switch
+Daifugo rules (docs/rules.md); ``Rules.preset("president", players=6)`` the Western game;
+``Rules.preset("uecda")`` the standard configuration of the UECda computer championship
+(5 players, docs/rules.md "UECda standard rules"); keyword overrides switch
 single rules (``Rules.preset("daifugo", lock=False)``). Combinations the engine cannot play
 faithfully are refused with a ``ValueError`` that says why; a value of the wrong type (a switch
 that is not ``True``/``False``, such as ``lock="no"`` or ``lock=None``; a count that is a float,
@@ -10,7 +12,8 @@ a bool or a string) with a ``TypeError`` naming the option and the value.
 =====================  =========================================================================
 switch                 meaning (``docs/rules.md`` has the full rules and rulings)
 =====================  =========================================================================
-players, rounds        table size (3-8) and rounds in the match (1..``MAX_ROUNDS`` = 20)
+players, rounds        table size (3-8) and rounds in the match (1..``MAX_ROUNDS`` = 20;
+                       the uecda preset 1..``UECDA_MAX_ROUNDS`` = 1000)
 decks, jokers          1 or 2 packs of 52; 0, 1 or 2 jokers
 jokers_wild            a joker may stand in for a card in a set or a run (Daifugo); otherwise
                        jokers play alone or as a pair of jokers (President)
@@ -29,8 +32,23 @@ exchange               cards given per tier after round 1: ``(2, 1)`` = bottom g
                        second-to-bottom gives 1 to second; receivers give back as many
 points, titles         per place, 1st first
 first_leader           ``"three_of_diamonds"`` or ``"first_dealt"`` leads round 1
-later_leader           ``"last_place"`` or ``"top_place"`` leads rounds 2+
-later_dealing          ``"random"`` first seat dealt, or ``"after_last_place"`` (the Scum deals)
+later_leader           ``"last_place"``, ``"top_place"`` or ``"three_of_diamonds"`` (its holder
+                       after the exchange) leads rounds 2+
+later_dealing          ``"random"`` first seat dealt, ``"after_last_place"`` (the Scum deals) or
+                       ``"top_place"`` (the top place is dealt first)
+run_revolution         a run of this many cards or more also reverses the order (0: never)
+joker_suits            a joker in a set names the suit it stands for (``7s JK=7h``); the lock
+                       reads every joker as the suit it stands for, and a joker alone starts no
+                       lock and lifts one
+joker_run_ends         a joker may extend a run below the 3 (``JK=below``) or above the 2
+                       (``JK=above``)
+lead_pass              the seat to lead may pass; it is out until the pile clears, and when
+                       every seat still in has passed the seat that got the lead leads again
+stall_passes           after this many passes in a row the round ends and the seats still in
+                       take the remaining places at random (0: never)
+class_block            the first round of each block of this many rounds has no exchange and
+                       is dealt from a random seat (0: one block, the match)
+reseat_every           the turn order is drawn anew at rounds 1, 1+n, 1+2n, ... (0: never)
 =====================  =========================================================================
 
 Rulings this engine adds where the usual rules are silent (all in ``docs/rules.md``):
@@ -45,6 +63,14 @@ Rulings this engine adds where the usual rules are silent (all in ``docs/rules.m
 - President's default deck has no jokers (the standard 52 cards); ``jokers=1|2``
   adds them, and they are never wild there.
 - The lock needs one deck and same-suit runs (suits of two decks or mixed runs are ambiguous).
+- UECda (``uecda`` preset), as its official server plays: the pile clears when every other
+  seat still in the round has passed since the last play, and its player leads (the next
+  seat in turn order with cards when it has finished); a pass on an empty pile is a pass
+  (the seat is out until the pile clears; the next seat leads on the empty pile); the 3 of
+  diamonds' holder leads every round, after the exchange; a run of 5+ revolts; the joker in
+  a run or a set counts as the suit it stands for in the lock; the eight cut needs a real 8
+  (a joker standing for an 8 does not cut); ``stall_passes`` places the seats at random with
+  the match's RNG, so a replayed match places them alike.
 """
 
 from __future__ import annotations
@@ -59,6 +85,8 @@ from .cards import CARDS_PER_DECK, NUM_RANKS
 MIN_PLAYERS, MAX_PLAYERS = 3, 8
 #: most rounds in a match (the table offers 3, 5 or 7)
 MAX_ROUNDS = 20
+#: most rounds in a uecda match (the championship plays blocks of 100 games)
+UECDA_MAX_ROUNDS = 1000
 #: most packs of 52 and most jokers a deck may have
 MAX_DECKS, MAX_JOKERS = 2, 2
 MIN_RUN = 3
@@ -74,10 +102,30 @@ DAIFUGO_POINTS = {3: (2, 1, 0), 4: (3, 2, 1, 0)}
 DAIFUGO_EXCHANGE = {3: (1,), 4: (2, 1)}
 DAIFUGO_ROUNDS = (3, 5, 7)
 #: the player counts each preset plays (the observation has a seat row for the largest)
+#: UECda's standard configuration (docs/rules.md): five seats, five classes
+UECDA_PLAYERS = 5
+UECDA_TITLES = ("Grand Millionaire", "Millionaire", "Commoner", "Poor", "Very Poor")
+UECDA_POINTS = (5, 4, 3, 2, 1)
+UECDA_EXCHANGE = (2, 1)
+#: rounds of a uecda match by default: one class block
+UECDA_ROUNDS = 100
+UECDA_CLASS_BLOCK = 100
+UECDA_RESEAT_EVERY = 3
+UECDA_RUN_REVOLUTION = 5
+UECDA_STALL_PASSES = 20
+#: the player counts each preset plays (the observation has a seat row for the largest)
 PRESET_PLAYERS = {
     "daifugo": tuple(sorted(DAIFUGO_TITLES)),
     "president": tuple(range(MIN_PLAYERS, MAX_PLAYERS + 1)),
+    "uecda": (UECDA_PLAYERS,),
 }
+#: presets whose matches may be longer than ``MAX_ROUNDS``
+PRESET_MAX_ROUNDS = {"uecda": UECDA_MAX_ROUNDS}
+
+
+def max_rounds(preset_name: str) -> int:
+    """The most rounds a match of the preset may have."""
+    return PRESET_MAX_ROUNDS.get(preset_name, MAX_ROUNDS)
 
 
 def seat_rows(preset_name: str) -> int:
@@ -124,8 +172,8 @@ _FIELD_CHECKS = {
 }
 
 LEADERS_FIRST = ("three_of_diamonds", "first_dealt")
-LEADERS_LATER = ("last_place", "top_place")
-DEALING_LATER = ("random", "after_last_place")
+LEADERS_LATER = ("last_place", "top_place", "three_of_diamonds")
+DEALING_LATER = ("random", "after_last_place", "top_place")
 RUN_SUITS = ("same", "any")
 
 
@@ -157,6 +205,18 @@ class Rules:
     first_leader: str = "three_of_diamonds"
     later_leader: str = "last_place"
     later_dealing: str = "random"
+    run_revolution: int = 0
+    joker_suits: bool = False
+    joker_run_ends: bool = False
+    lead_pass: bool = False
+    stall_passes: int = 0
+    class_block: int = 0
+    reseat_every: int = 0
+
+    #: the switches and options the uecda preset added; its fixed configuration sets them,
+    #: so the observation leaves them out (climbrl.envs.daifugo.observation)
+    UECDA_SWITCHES = ("joker_suits", "joker_run_ends", "lead_pass")
+    UECDA_OPTIONS = {"later_leader": ("three_of_diamonds",), "later_dealing": ("top_place",)}
 
     #: The seven switchable house rules of Daifugo (docs/rules.md).
     HOUSE_RULES = (
@@ -194,8 +254,9 @@ class Rules:
             object.__setattr__(self, f.name, value)
         if not MIN_PLAYERS <= self.players <= MAX_PLAYERS:
             bad(f"players must be {MIN_PLAYERS}..{MAX_PLAYERS}, got {self.players}")
-        if not 1 <= self.rounds <= MAX_ROUNDS:
-            bad(f"rounds must be 1..{MAX_ROUNDS}, got {self.rounds}")
+        most_rounds = max_rounds(name)
+        if not 1 <= self.rounds <= most_rounds:
+            bad(f"rounds must be 1..{most_rounds}, got {self.rounds}")
         allowed = PRESET_PLAYERS.get(name)
         if allowed is not None and self.players not in allowed:
             bad(f"players must be {min(allowed)}..{max(allowed)} for this preset, got "
@@ -231,6 +292,27 @@ class Rules:
             bad("spade_three_return answers a joker, so it needs jokers >= 1")
         if self.first_leader == "three_of_diamonds" and self.decks != 1:
             bad("first_leader 'three_of_diamonds' needs a single deck (two decks have two)")
+        for count in ("run_revolution", "stall_passes", "class_block", "reseat_every"):
+            if getattr(self, count) < 0:
+                bad(f"{count} must be 0 (off) or more, got {getattr(self, count)}")
+        if self.run_revolution and not MIN_RUN <= self.run_revolution <= NUM_RANKS:
+            bad(f"run_revolution must be 0 (off) or {MIN_RUN}..{NUM_RANKS}, got "
+                f"{self.run_revolution}")
+        if self.run_revolution and not (self.runs and self.revolution):
+            bad("run_revolution needs runs=True and revolution=True")
+        if self.joker_suits and not (self.decks == 1 and self.jokers == 1 and self.jokers_wild):
+            bad("joker_suits needs one deck and one wild joker (decks=1, jokers=1)")
+        if self.joker_run_ends and not (self.runs and self.run_suits == "same"
+                                        and self.jokers_wild and self.jokers == 1):
+            bad("joker_run_ends needs same-suit runs and one wild joker (jokers=1)")
+        if self.lead_pass and not (self.stall_passes and self.strict_pass):
+            bad("lead_pass needs stall_passes >= 1 (else a round may never end) and "
+                "strict_pass=True")
+        if self.stall_passes and self.stall_passes < self.players:
+            bad(f"stall_passes must be 0 (off) or at least the players ({self.players}), got "
+                f"{self.stall_passes}")
+        if self.later_leader == "three_of_diamonds" and self.decks != 1:
+            bad("later_leader 'three_of_diamonds' needs a single deck (two decks have two)")
         cards = self.decks * CARDS_PER_DECK + self.jokers
         if cards < self.players * 2:
             bad(f"{cards} cards are too few for {self.players} players")
@@ -241,8 +323,9 @@ class Rules:
 
     @classmethod
     def preset(cls, name: str = "daifugo", players: int | None = None, **overrides: Any) -> Rules:
-        """A named preset (``"daifugo"`` or ``"president"``) with switches overridden."""
-        builders = {"daifugo": _daifugo, "president": _president}
+        """A named preset (``"daifugo"``, ``"president"`` or ``"uecda"``) with switches
+        overridden."""
+        builders = {"daifugo": _daifugo, "president": _president, "uecda": _uecda}
         if not isinstance(name, str) or name not in builders:
             raise ValueError(f"unknown preset {name!r}; presets are {sorted(builders)}")
         base = builders[name](None if players is None else as_int(players, "players"))
@@ -331,4 +414,44 @@ def _president(players: int | None) -> Rules:
         first_leader="first_dealt",
         later_leader="top_place",
         later_dealing="after_last_place",
+    )
+
+
+def _uecda(players: int | None) -> Rules:
+    """The standard configuration of the UECda championship's server (docs/rules.md)."""
+    players = UECDA_PLAYERS if players is None else players
+    if players != UECDA_PLAYERS:
+        raise ValueError(f"the uecda preset is for {UECDA_PLAYERS} players, got {players}")
+    return Rules(
+        preset_name="uecda",
+        players=players,
+        rounds=UECDA_ROUNDS,
+        decks=1,
+        jokers=1,
+        jokers_wild=True,
+        runs=True,
+        run_suits="same",
+        revolution=True,
+        eight_cut=True,
+        spade_three_return=True,
+        lock=True,
+        fall_of_capital=False,
+        jack_back=False,
+        illegal_finish=False,
+        strict_pass=True,
+        skip_on_equal=False,
+        bombs=False,
+        exchange=UECDA_EXCHANGE,
+        points=UECDA_POINTS,
+        titles=UECDA_TITLES,
+        first_leader="three_of_diamonds",
+        later_leader="three_of_diamonds",
+        later_dealing="top_place",
+        run_revolution=UECDA_RUN_REVOLUTION,
+        joker_suits=True,
+        joker_run_ends=True,
+        lead_pass=True,
+        stall_passes=UECDA_STALL_PASSES,
+        class_block=UECDA_CLASS_BLOCK,
+        reseat_every=UECDA_RESEAT_EVERY,
     )
