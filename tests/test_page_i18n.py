@@ -3,10 +3,11 @@
 (a) Every catalog (play/page/i18n/<code>.js) has exactly English's keys, the same
 {placeholders} per key, and every key the page names (``t("...")`` in the JavaScript,
 ``data-i18n`` in index.html) is in it. (b) A whole Daifugo round played through the page in
-Spanish and in Japanese shows, at the lobby, mid-round, on the result card and in the next
-round's exchange, no text (text node, aria-label, title, placeholder) outside that language's
-catalog; the check is seen to catch a text left in English. (c) The language follows the
-browser, is kept across a reload and is switched in Settings. (d) A Dou Dizhu deal in Spanish.
+Spanish and in Japanese shows, at the lobby, mid-round (the view toggle on screen), on the
+result card and in the next round's exchange, no text (text node, aria-label, title,
+placeholder) outside that language's catalog; the check is seen to catch a text left in
+English. (c) The language follows the browser, is kept across a reload and is switched in
+Settings, which relabels the view toggle. (d) A Dou Dizhu deal in Spanish.
 """
 
 from __future__ import annotations
@@ -256,6 +257,16 @@ def wait_turn_or_result(page, catalog: dict) -> str:
     return "result" if page.locator("#result").is_visible() else "turn"
 
 
+def expect_view_toggle(page, catalog: dict, visible: bool) -> None:
+    """The table's "Angled" / "Top-down" toggle (view.js) in the catalog's words: the group's
+    aria-label and the two buttons' text, on screen or (before a table) hidden in the page."""
+    group = page.locator(".view-toggle")
+    expect(group).to_have_attribute("aria-label", catalog["view.group"])
+    expect(group.locator("button")).to_have_text([catalog["view.angled"], catalog["view.top_down"]])
+    if visible:
+        expect(page.get_by_role("group", name=catalog["view.group"])).to_be_visible()
+
+
 def enabled(locator) -> bool:
     return locator.count() > 0 and locator.get_attribute("aria-disabled") != "true"
 
@@ -304,6 +315,8 @@ def test_whole_daifugo_round_in_the_browser_language(new_page, browser, table_se
         decide(page)
         decisions += 1
         if decisions == MID_ROUND:
+            # the view toggle is on screen, so the leak check below reads its words too
+            expect_view_toggle(page, catalog, visible=True)
             assert_no_leaks(page, code, "mid-round")
     else:
         raise AssertionError(f"the round did not end within {MAX_DECISIONS} decisions")
@@ -349,9 +362,11 @@ def test_language_follows_the_browser_is_switched_in_settings_and_kept(new_page,
     page.get_by_role("button", name=english["settings.title"]).click()
     language = page.get_by_label(english["settings.language"])
     expect(language).to_have_value("en")
+    expect_view_toggle(page, english, visible=False)
     language.select_option("ja")
     # applied at once (the page loads again in Japanese)
     expect(page.locator("#lobby-title")).to_have_text(japanese["lobby.title"])
+    expect_view_toggle(page, japanese, visible=False)
     expect(page.locator("html")).to_have_attribute("lang", "ja")
     expect(page.locator("#lobby-fields")).to_be_enabled()
     assert_no_leaks(page, "ja", "lobby after the switch")

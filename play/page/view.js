@@ -4,14 +4,11 @@
 // buttons and the status line lie outside the tilted surface, so they stay crisp and are hit
 // where they are drawn. In the angled view a drag on the felt turns the table a little (it
 // springs back on release); with `prefers-reduced-motion: reduce` it does not turn, and the
-// view changes without a transition (style.css).
+// view changes without a transition (style.css). Its words are the catalog's `view.*` keys
+// (i18n.js); the toggle carries them in `data-i18n` / `data-i18n-attr`, so `applyStatic`
+// relabels it with the page's other static text.
 
-/** Every word this module shows or says, in one place. */
-const TEXT = {
-  group: "Table view",
-  angled: "Angled",
-  topDown: "Top-down",
-};
+import { t } from "./i18n.js";
 
 const VIEW_KEY = "climbrl.view";
 const ANGLED = "angled";
@@ -61,11 +58,13 @@ export function setupView(wrap, board) {
   const group = document.createElement("div");
   group.className = "view-toggle";
   group.setAttribute("role", "group");
-  group.setAttribute("aria-label", TEXT.group);
-  for (const [view, label] of [[ANGLED, TEXT.angled], [TOP_DOWN, TEXT.topDown]]) {
+  group.setAttribute("aria-label", t("view.group"));
+  group.dataset.i18nAttr = "aria-label:view.group";
+  for (const [view, key] of [[ANGLED, "view.angled"], [TOP_DOWN, "view.top_down"]]) {
     const b = document.createElement("button");
     b.type = "button";
-    b.textContent = label;
+    b.textContent = t(key);
+    b.dataset.i18n = key;
     b.dataset.view = view;
     b.addEventListener("click", () => {
       keep(view);
