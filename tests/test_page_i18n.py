@@ -193,8 +193,9 @@ def segments(run: str, words: set[str]) -> bool:
 
 
 def leaks(page, code: str, names=(PLAYER,)) -> list[str]:
-    """The texts on the page (text nodes, aria-label, title, placeholder; hidden ones too) with
-    a word that is not one of the language's catalog words, once player names are left out."""
+    """The texts on the page (text nodes, aria-label, title, placeholder, the style sheet's
+    ::before / ::after content; hidden ones too) with a word that is not one of the language's
+    catalog words, once player names are left out."""
     words = words_of(load_catalog(code)) | RANK_TOKENS
     texts = page.evaluate("""() => {
       const out = [];
@@ -205,6 +206,17 @@ def leaks(page, code: str, names=(PLAYER,)) -> list[str]:
       }
       for (const e of document.querySelectorAll("[aria-label], [title], [placeholder]")) {
         for (const a of ["aria-label", "title", "placeholder"]) if (e.getAttribute(a)) out.push(e.getAttribute(a));
+      }
+      // words drawn by the style sheet (a ::before / ::after `content`: its strings and the
+      // attributes it names)
+      for (const e of document.body.querySelectorAll("*")) {
+        for (const pseudo of ["::before", "::after"]) {
+          const content = getComputedStyle(e, pseudo).content;
+          for (const m of content.matchAll(/"([^"]*)"|attr[(]([a-z-]+)[)]/g)) {
+            const text = m[1] !== undefined ? m[1] : e.getAttribute(m[2]) || "";
+            if (text.trim()) out.push(text);
+          }
+        }
       }
       out.push(document.title);
       return out;

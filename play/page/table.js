@@ -261,8 +261,13 @@ export function seatTag(st, s, who, opts = {}) {
     title ? t("tag.last_title", { title }) : null,
     ...state,
   ].filter(Boolean).join(t("list.sep"));
-  return el("div", { class: cls.join(" ") + (seat.role === "landlord" ? " role-landlord" : ""), role: "group", "aria-label": label, dataset: { seat: String(s) } },
-    el("span", { class: "tag-name" }, el("span", { class: "tag-dot", "aria-hidden": "true" }), name, opts.me ? el("span", { class: "sr-only" }, t("tag.you")) : null),
+  // the "to move" badge and the "(computer)" mark are drawn by style.css from these attributes,
+  // in the page's language
+  const dataset = { seat: String(s) };
+  if (toMove) dataset.badge = t("tag.to_move");
+  const nameData = seat.away ? { away: t("tag.away") } : undefined;
+  return el("div", { class: cls.join(" ") + (seat.role === "landlord" ? " role-landlord" : ""), role: "group", "aria-label": label, dataset },
+    el("span", { class: "tag-name", dataset: nameData }, el("span", { class: "tag-dot", "aria-hidden": "true" }), name, opts.me ? el("span", { class: "sr-only" }, t("tag.you")) : null),
     ...lines);
 }
 

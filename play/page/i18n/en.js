@@ -253,6 +253,7 @@ export default {
   "tag.finished": "finished {place}",
   "tag.passed": "passed",
   "tag.to_move": "to move",
+  "tag.away": "(computer)",
   "tag.empty": "empty seat",
   "tag.disconnected": "disconnected",
   "tag.bid": "bid {n}",

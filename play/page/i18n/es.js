@@ -251,6 +251,7 @@ export default {
   "tag.finished": "terminó {place}",
   "tag.passed": "pasó",
   "tag.to_move": "le toca",
+  "tag.away": "(ordenador)",
   "tag.empty": "asiento vacío",
   "tag.disconnected": "desconectado",
   "tag.bid": "apostó {n}",

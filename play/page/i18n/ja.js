@@ -251,6 +251,7 @@ export default {
   "tag.finished": "{place}で上がり",
   "tag.passed": "パス",
   "tag.to_move": "手番",
+  "tag.away": "（コンピューター）",
   "tag.empty": "空席",
   "tag.disconnected": "切断",
   "tag.bid": "{n}点",
