@@ -1,10 +1,11 @@
 """Screenshots of the table page for the docs (docs/table.md), taken by driving the page in headless Chromium
 against a real ``climbrl serve``: the lobby, a Daifugo table mid-round with a lock and dimmed
-cards, a Dou Dizhu bidding and a Dou Dizhu result card (these four in the top-down view), and a
-Daifugo table in the angled view on a laptop and on a phone.
+cards, a Dou Dizhu bidding and a Dou Dizhu result card (these four in the top-down view), a
+Daifugo table in the angled view on a laptop and on a phone, and a Daifugo table in Spanish
+(a browser asking for ``es-ES``, top-down).
 
     python docs/make_screenshots.py            # writes docs/page-*.png
-    python docs/make_screenshots.py angled angled-phone   # only these (names from SHOTS)
+    python docs/make_screenshots.py angled angled-phone es   # only these (names from SHOTS)
 
 Needs the test extra (Playwright), the docs extra (Pillow, through matplotlib: each picture is
 saved with a palette of 256 colours, a third of its size) and Debian's ``chromium``
@@ -34,6 +35,7 @@ from page_helpers import (  # noqa: E402
     wait_turn_or_dialog,
 )
 from PIL import Image  # noqa: E402
+from test_page_i18n import decide, load_catalog, render, start_daifugo, wait_turn_or_result  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402
 
 VIEWPORT = {"width": 1360, "height": 900}
@@ -43,6 +45,8 @@ PALETTE_COLOURS = 256
 #: CSS pixel so that each picture stays under 200 KB.
 LAPTOP = {"viewport": {"width": 1280, "height": 800}}
 PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
+#: The Spanish picture: the laptop's screen, a browser whose first language is Spanish.
+SPANISH = {**LAPTOP, "locale": "es-ES"}
 #: The fewest cards in hand for a picture of the angled table.
 SHOW_CARDS = 8
 MAX_DECISIONS = 600
@@ -144,6 +148,31 @@ def angled_table(name: str):
     return step
 
 
+def spanish_table(page, url: str) -> None:
+    """A Daifugo table against the computer in Spanish on our turn over a pile, a playable card
+    lifted (page-es.png); driven by the Spanish catalog's words and the controls' keys."""
+    words = load_catalog("es")
+    start_daifugo(page, url, words)
+    board = page.get_by_role("region", name=words["table.table"], exact=True)
+    cards = page.locator("#hand button")
+    again = re.compile(f"^({re.escape(words['action.continue'])}|{re.escape(words['action.new_match'])})$")
+    for _ in range(MAX_DECISIONS):
+        if wait_turn_or_result(page, words) == "result":
+            page.get_by_role("dialog").get_by_role("button", name=again).first.click()
+            continue
+        over_pile = page.locator("#controls-turn").text_content() == render(words, "turn.play_or_pass")
+        if over_pile and cards.count() >= SHOW_CARDS:
+            play = board.get_by_role("button", name=words["action.play"], exact=True)
+            for card in [c for c in cards.all() if c.is_enabled()]:
+                card.click()
+                if play.is_enabled():
+                    shot(page, "es")
+                    return
+                card.click()
+        decide(page)
+    raise RuntimeError(f"no pile on our turn in {MAX_DECISIONS} decisions")
+
+
 def play_hint(page) -> None:
     panel = controls(page)
     panel.get_by_role("button", name="Hint").click()
@@ -160,6 +189,7 @@ SHOTS = (
     ("doudizhu", doudizhu, {"viewport": VIEWPORT}, "top-down"),
     ("angled", angled_table("angled"), LAPTOP, "angled"),
     ("angled-phone", angled_table("angled-phone"), PHONE, "angled"),
+    ("es", spanish_table, SPANISH, "top-down"),
 )
 
 
