@@ -38,6 +38,9 @@ CHROMIUM_ARGS = [
 ]
 #: How long one step of a game may take to show (a move, a CPU reply); CPUs play at once.
 STEP_MS = 15_000
+#: Where the page keeps the table's view, and the two views (play/page/view.js).
+VIEW_KEY = "climbrl.view"
+VIEWS = ("angled", "top-down")
 
 try:
     from playwright.sync_api import Page, expect, sync_playwright
@@ -139,6 +142,12 @@ def new_page(browser):
 
 
 # ------------------------------------------------------------------------------ page actions
+
+
+def choose_view(context, view: str) -> None:
+    """Every page of ``context`` opens with the table's view ``view`` chosen, as if its toggle
+    had been pressed before (on every load, so it is no test of the page keeping it)."""
+    context.add_init_script(f"localStorage.setItem({VIEW_KEY!r}, {view!r})")
 
 
 def region(page: Page, name: str):

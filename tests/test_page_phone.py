@@ -1,8 +1,8 @@
 """The table page on a phone (a touch screen 390 or 360 px wide): every card of the longest
 hands fits the screen and is the element a finger on its showing strip touches, a whole
 Daifugo round and a Dou Dizhu deal are played by taps (and a pair marked by dragging a finger
-across it), and no screen (lobby, join page, table, exchange, result cards, the hot-seat
-curtain) is wider than the phone."""
+across it), in the table's angled view and in its top-down view, and no screen (lobby, join
+page, table, exchange, result cards, the hot-seat curtain) is wider than the phone."""
 
 from __future__ import annotations
 
@@ -11,7 +11,9 @@ import re
 import pytest
 
 from page_helpers import (  # noqa: F401  (fixtures)
+    VIEWS,
     browser,
+    choose_view,
     expect,
     new_page,
     next_deal,
@@ -57,10 +59,14 @@ STRIPS_JS = """() => {
 }"""
 
 
-def phone(browser, size: tuple[int, int]):
+def phone(browser, size: tuple[int, int], view: str | None = None):
+    """A phone's browser; ``view`` chosen for the table (else the page's default for it)."""
     width, height = size
-    return browser.new_context(viewport={"width": width, "height": height}, is_mobile=True, has_touch=True,
-                               device_scale_factor=2)
+    context = browser.new_context(viewport={"width": width, "height": height}, is_mobile=True, has_touch=True,
+                                  device_scale_factor=2)
+    if view:
+        choose_view(context, view)
+    return context
 
 
 def no_sideways_scroll(page, where: str) -> None:
@@ -166,9 +172,10 @@ def play_a_pair_by_drag(page) -> bool:
     return False
 
 
+@pytest.mark.parametrize("view", VIEWS)
 @pytest.mark.parametrize("size", PHONES.values(), ids=PHONES.keys())
-def test_phone_lobby_join_and_a_full_daifugo_hand_fit(browser, new_page, table_server, size):
-    context = phone(browser, size)
+def test_phone_lobby_join_and_a_full_daifugo_hand_fit(browser, new_page, table_server, size, view):
+    context = phone(browser, size, view)
     try:
         page = new_page(context)
         page.goto(table_server + "/")
@@ -194,8 +201,9 @@ def test_phone_lobby_join_and_a_full_daifugo_hand_fit(browser, new_page, table_s
         context.close()
 
 
-def test_phone_whole_daifugo_round_by_taps_and_the_exchange(browser, new_page, table_server):
-    context = phone(browser, PHONES["390x844"])
+@pytest.mark.parametrize("view", VIEWS)
+def test_phone_whole_daifugo_round_by_taps_and_the_exchange(browser, new_page, table_server, view):
+    context = phone(browser, PHONES["390x844"], view)
     try:
         page = new_page(context)
         start_game(page, table_server, "Daifugo", "Easy", players=4)
@@ -223,8 +231,9 @@ def test_phone_whole_daifugo_round_by_taps_and_the_exchange(browser, new_page, t
         context.close()
 
 
-def test_phone_doudizhu_deal_by_taps_and_a_drag(browser, new_page, table_server):
-    context = phone(browser, PHONES["360x740"])
+@pytest.mark.parametrize("view", VIEWS)
+def test_phone_doudizhu_deal_by_taps_and_a_drag(browser, new_page, table_server, view):
+    context = phone(browser, PHONES["360x740"], view)
     try:
         page = new_page(context)
         start_game(page, table_server, "Dou Dizhu", "Easy", rounds=5)
@@ -271,12 +280,13 @@ LANDLORDS = {
 }
 
 
+@pytest.mark.parametrize("view", VIEWS)
 @pytest.mark.parametrize("phone_name, players, cards", LANDLORDS.values(), ids=LANDLORDS.keys())
-def test_phone_landlord_hand_fits(browser, new_page, table_server, phone_name, players, cards):
+def test_phone_landlord_hand_fits(browser, new_page, table_server, phone_name, players, cards, view):
     """The Dou Dizhu landlord's hand: 20 cards, and 33 with four players (two packs), the
     largest hand of any game the table offers. A table where another seat bids 3 first is
     left for a new one."""
-    context = phone(browser, PHONES[phone_name])
+    context = phone(browser, PHONES[phone_name], view)
     try:
         page = new_page(context)
         for _ in range(12):

@@ -255,7 +255,8 @@ def test_token_forgotten_when_the_server_says_it_holds_no_seat(new_page, table_s
     first.close()
     page.add_init_script(f"localStorage.setItem('climbrl.token.{room}', 'not-a-token-of-this-room')")
     page.goto(url)
-    expect(page.locator("#join-error")).to_have_text("that token holds no seat in this room")
+    # the catalog's text for the code bad_token (the server's English message is for API clients)
+    expect(page.locator("#join-error")).to_have_text("That link no longer holds your seat; take a seat again.")
     # the init script sets it again on every load: read it without a reload
     assert seat_token(page, room) is None
 

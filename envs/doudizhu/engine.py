@@ -803,10 +803,17 @@ class DoudizhuGame(GameDefaults):
     def advice(self, state: DoudizhuState, seat: int) -> str:
         """The bid advice line of docs/rules.md for ``seat``'s hand now (in the rob bidding, the
         move is ``call``, ``rob`` or ``pass``)."""
+        facts = self.advice_facts(state, seat)
+        return self.evaluator.value(state.hands[seat]).line(facts["move"])
+
+    def advice_facts(self, state: DoudizhuState, seat: int) -> dict[str, Any]:
+        """:meth:`advice` as values: ``high_cards``, ``bombs``, ``moves`` (about how many moves
+        the hand takes) and the advised ``move`` (``"bid 2"``, ``"call"``, ``"rob"``, ``"pass"``)."""
         value = self.evaluator.value(state.hands[seat])
         code = self.auction.advised(bid_for(value), self.view_bids(state))
         cat = self.catalog
-        return value.line("pass" if code == PASS_CODE else cat.action_to_str(cat.bid_action(code)))
+        move = "pass" if code == PASS_CODE else cat.action_to_str(cat.bid_action(code))
+        return {"high_cards": value.high_cards, "bombs": value.bombs, "moves": value.moves, "move": move}
 
     def view_bids(self, state: DoudizhuState) -> dict[str, Any]:
         """The public bidding facts of ``state`` (part of every view)."""

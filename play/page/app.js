@@ -4,7 +4,9 @@
 import { Connection } from "./net.js";
 import { Lobby } from "./lobby.js";
 import { Signs } from "./signs.js";
-import { describe, ordinal } from "./events.js";
+import { setupView } from "./view.js";
+import { describe, moveName, ordinal, titleName } from "./events.js";
+import { CATALOGS, applyStatic, chosenLanguage, has, keepLanguage, language, setLanguage, t } from "./i18n.js";
 import { cardFace, cardRow, cardsShortText } from "./cards.js";
 import {
   cardDisabled, colourClass, colourName, el, giveMoveFor, giveMoves, matchingMoves, renderBoard, renderPanel, roundBox,
@@ -68,7 +70,7 @@ function show(screen) {
   const name = $("#name-field");
   const slot = screen === "join" ? $("#join-name-slot") : $("#lobby-name-slot");
   if (name.parentElement !== slot) slot.append(name);
-  $("#player-name").placeholder = screen === "join" ? "Guest" : "You";
+  $("#player-name").placeholder = t(screen === "join" ? "name.guest" : "name.you");
   // a new screen opens at its top, not where the last one was scrolled to (the lobby's
   // buttons are at its foot)
   if (was !== screen) window.scrollTo(0, 0);
@@ -99,12 +101,18 @@ function logLine(text, isEvent) {
 
 function who(seat, opts = {}) {
   const st = app.st;
-  if (seat === null || seat === undefined || !st || !st.seats[seat]) return "nobody";
+  if (seat === null || seat === undefined || !st || !st.seats[seat]) return t("name.nobody");
   const s = st.seats[seat];
   const mine = app.mode !== "local" && st.seat === seat;
-  if (mine && !opts.tag) return "You";
-  if (mine && s.name !== "You") return `${s.name} (you)`;
+  if (mine && !opts.tag) return t("name.you");
+  if (mine && s.name !== t("name.you")) return t("name.you_tag", { name: s.name });
   return s.name;
+}
+
+/** An error from the server in the page's language: the catalog's text for its `code` (the
+ * English `message` is for API clients and logs). */
+function errorText(msg) {
+  return has(`error.${msg.code}`) ? t(`error.${msg.code}`) : t("error.unknown", { code: msg.code });
 }
 
 // ------------------------------------------------------------------------------ connection
@@ -113,9 +121,11 @@ async function boot() {
   // a room link does not show the lobby (and its own "Your name" field) while the
   // connection opens: the join form or the table takes its place once the room is known
   if (roomOfPath()) $("#lobby").hidden = true;
+  setLanguage(chosenLanguage());
+  applyStatic();
   app.conn = new Connection({
     onMessage,
-    onDown: () => toast("Connection lost; reconnecting…"),
+    onDown: () => toast(t("net.down")),
     onReopen: () => {
       if (app.room && app.token) rejoin();
     },
@@ -163,11 +173,11 @@ async function rejoin() {
   } else if (j.code === BAD_TOKEN) {
     localStorage.removeItem(TOKEN_KEY(room));
     app.token = null;
-    showJoin(room, j.message);
+    showJoin(room, errorText(j));
   } else if (j.code !== "closed") {
     // any other refusal (no such room, too many messages) is said; the token stays
-    if (!app.st) showJoin(room, j.message);
-    else toast(j.message);
+    if (!app.st) showJoin(room, errorText(j));
+    else toast(errorText(j));
   }
   // "closed": the connection dropped; onReopen joins again
 }
@@ -185,7 +195,7 @@ async function create(msg) {
   if (msg.game === "doudizhu") msg.counter = !!app.prefs.counter;
   const j = await app.conn.request(msg);
   if (j.type === "error") {
-    app.lobby.showError(j.message);
+    app.lobby.showError(errorText(j));
     return;
   }
   joined(j);
@@ -206,10 +216,10 @@ function onMessage(msg) {
     // the seat is played from another tab or device now: no reconnecting, which would take
     // it back and start a tug of war; reloading the page takes it back on purpose
     app.conn.closing = true;
-    toast(`${msg.message}. Reload the page to play here again.`);
+    toast(t("net.replaced"));
     clearTimeout(toast.timer);
   } else if (msg.type === "error") {
-    toast(msg.message);
+    toast(errorText(msg));
     if (ui.sentAt !== null && app.st) {
       // the move was refused: the turn is still ours
       ui.sentAt = null;
@@ -255,7 +265,7 @@ function onState(st) {
   for (const ev of st.events || []) onEvent(st, ev, signs);
   app.signs.frame(st, signs);
   const turnBegins = st.your_turn && !(prev && prev.your_turn && prev.v === st.v - 1 && prev.turn === st.turn) && !st.curtain;
-  if (turnBegins) say(st.phase === "bidding" ? "Your turn to bid." : "Your turn.");
+  if (turnBegins) say(t(st.phase === "bidding" ? "turn.bid" : "turn.yours"));
   curtain(st);
   if (ui.giveQueue.length && st.your_turn && giveMoves(st).length) sendNextGive();
   else if (!st.your_turn) ui.giveQueue = [];
@@ -280,9 +290,9 @@ function onEvent(st, ev, signs) {
   if (ev.type === "give" && ev.cards && ev.to === st.seat) for (const c of ev.cards) ui.fresh.add(c.id);
   if (ev.type === "start") ui.fresh.clear();
   // what each seat last did on this pile, shown by its name tag
-  if (ev.type === "play") ui.said[ev.seat] = ev.label || ev.text;
-  if (ev.type === "pass") ui.said[ev.seat] = "Pass";
-  if (ev.type === "bid") ui.said[ev.seat] = ev.said ? ev.said[0].toUpperCase() + ev.said.slice(1) : ev.bid ? `Bid ${ev.bid}` : "No bid";
+  if (ev.type === "play") ui.said[ev.seat] = moveName(ev);
+  if (ev.type === "pass") ui.said[ev.seat] = t("said.pass");
+  if (ev.type === "bid") ui.said[ev.seat] = ev.said ? t(`said.${ev.said}`) : ev.bid ? t("said.bid", { n: ev.bid }) : t("said.no_bid");
   if (["clear", "start", "landlord", "eight_cut", "redeal", "undo"].includes(ev.type)) ui.said = {};
   if (ev.type === "round_end") showRoundEnd(st, ev);
   if (ev.type === "deal_end") showDealEnd(st, ev.result);
@@ -293,10 +303,10 @@ function curtain(st) {
   const box = $("#curtain");
   if (app.mode === "local" && st.curtain && (st.seat === null || st.seat === undefined)) {
     const s = st.seats[st.curtain.seat];
-    $("#curtain-title").textContent = `${st.curtain.name}'s turn`;
-    $("#curtain-text").textContent = "Everyone else, look away. Only the player named above may lift the curtain.";
+    $("#curtain-title").textContent = t("curtain.title", { name: st.curtain.name });
+    $("#curtain-text").textContent = t("curtain.text_long");
     const b = $("#curtain-lift");
-    b.textContent = `I am ${st.curtain.name}: show my cards`;
+    b.textContent = t("curtain.lift", { name: st.curtain.name });
     b.className = `primary big ${colourClass(s.colour)}`;
     const wasHidden = box.hidden;
     box.hidden = false;
@@ -313,15 +323,13 @@ function showRoom(st) {
   const list = $("#room-seats");
   list.replaceChildren();
   for (const s of st.seats) {
-    const state = s.kind === "empty" ? "empty seat" : s.kind === "cpu" ? `computer (${s.level})` : s.connected ? "here" : "disconnected";
+    const state = s.kind === "empty" ? t("room.empty") : s.kind === "cpu" ? t("room.cpu", { level: t(`level.${s.level}`) }) : t(s.connected ? "room.here" : "room.disconnected");
     list.append(el("li", { class: colourClass(s.colour) }, el("span", { class: "swatch", "aria-hidden": "true" }),
-      el("strong", {}, s.kind === "empty" ? `Seat ${s.seat + 1}` : s.name), ` · ${colourName(s.colour)} · ${state}`,
-      s.seat === st.seat ? " (you)" : ""));
+      el("strong", {}, s.kind === "empty" ? t("name.seat", { n: s.seat + 1 }) : s.name), ` · ${colourName(s.colour)} · ${state}`,
+      s.seat === st.seat ? t("room.you") : ""));
   }
   $("#room-fill").hidden = !app.creator;
-  $("#room-intro").textContent = app.creator
-    ? "Send this link to your friends. The game starts when every seat is taken."
-    : "You are seated. The game starts when every seat is taken.";
+  $("#room-intro").textContent = t(app.creator ? "room.intro.creator" : "room.intro.guest");
 }
 
 // ------------------------------------------------------------------------------ selection
@@ -346,46 +354,62 @@ function updateStatus() {
     return;
   }
   if (st.your_turn && st.phase === "bidding") {
-    s.text = ((st.doudizhu && st.doudizhu.advice) || "Your turn to bid.").replace("->", "→");
+    s.text = adviceText(st.doudizhu && st.doudizhu.advice_facts) || t("turn.bid");
     return;
   }
   if (st.your_turn && giveMoves(st).length) {
     const need = st.exchange.to_give;
     const picked = [...ui.selected];
     const cards = (st.hand || []).filter((c) => ui.selected.has(c.id));
-    if (picked.length === need) s.text = `Give ${cardsShortText(cards)} · press Give`;
-    else s.text = `Choose ${need} card${need === 1 ? "" : "s"} to give back (${picked.length} chosen)`;
+    if (picked.length === need) s.text = t("status.give_ready", { cards: cardsShortText(cards) });
+    else s.text = t("status.give_choose", { n: need, chosen: picked.length });
     return;
   }
   if (ui.hint && (ui.selected.size || !(ui.hint.cards || []).length)) {
     const pass = !(ui.hint.cards || []).length;
-    s.text = `Hint ${ui.hint.index + 1} of ${ui.hint.of}: ${pass ? "pass" : `${ui.hint.label} · playable`}`;
+    const at = { n: ui.hint.index + 1, of: ui.hint.of };
+    s.text = pass ? t("status.hint_pass", at) : t("status.hint", { ...at, move: moveName(ui.hint) });
     s.tone = "good";
     return;
   }
   if (!ui.selected.size) {
     if (st.your_turn) {
-      const how = st.game === "doudizhu" ? "Tap cards, or drag across them" : "Press cards to lift them";
-      s.text = `${how}, then Play${st.can_pass ? ", or Pass" : ""}`;
-    } else s.text = st.match && st.match.over ? turnText(st, who) : st.turn !== null && st.turn !== undefined ? `${who(st.turn)} to move` : "";
+      const how = st.game === "doudizhu" ? "status.tap" : "status.press";
+      s.text = t(st.can_pass ? `${how}_pass` : how);
+    } else s.text = st.match && st.match.over ? turnText(st, who) : st.turn !== null && st.turn !== undefined ? t("status.to_move", { who: who(st.turn) }) : "";
     return;
   }
   const matches = matchingMoves(st, ui.selected);
   if (st.your_turn && matches.length) {
-    s.text = `${matches.map((m) => m.label).join(" or ")} · playable`;
+    s.text = t("status.playable", { move: matches.map(moveName).join(t("status.or")) });
     s.tone = "good";
     return;
   }
   const key = [...ui.selected].sort((a, b) => a - b).join(",");
   const known = ui.checks.get(key);
   if (known) {
-    s.text = known.status;
+    s.text = checkedText(known);
     s.tone = known.playable ? "good" : "bad";
     return;
   }
   s.text = "…";
   clearTimeout(updateStatus.timer);
   updateStatus.timer = setTimeout(() => check(key), 60);
+}
+
+/** The bid advice line from its facts ("2 high cards, 1 bomb, about 7 moves → bid 2"). */
+function adviceText(f) {
+  if (!f) return "";
+  const [word, n] = f.move.split(" ");
+  const move = word === "bid" ? t("move.bid", { bid: n }) : t(`move.${word}`);
+  return t("status.advice", { high: t("status.high", { n: f.high_cards }), bombs: t("status.bombs", { n: f.bombs }), moves: t("status.moves", { n: f.moves }), move });
+}
+
+/** The status line of a `check` answer: its move's name and whether it plays now, or why not. */
+function checkedText(c) {
+  if (c.playable) return t("status.playable", { move: moveName(c) });
+  const reason = t(`reason.${c.reason_code || "not_now"}`);
+  return c.name ? t("status.not_playable", { move: moveName(c), reason }) : reason;
 }
 
 async function check(key) {
@@ -420,19 +444,19 @@ function act(a) {
   } else if (a.kind === "hint") {
     app.conn.request({ type: "hint" }).then((r) => {
       if (r.type === "error") {
-        toast(r.message);
+        toast(errorText(r));
         return;
       }
       ui.selected = new Set(r.cards);
       ui.hint = r;
-      say(`Hint: ${r.label}`);
+      say(t("say.hint", { move: moveName(r) }));
       render();
     });
   } else if (a.kind === "undo") {
     ui.selected.clear();
     ui.hint = null;
     app.conn.request({ type: "undo" }).then((r) => {
-      if (r.type === "error") toast(r.message);
+      if (r.type === "error") toast(errorText(r));
     });
   }
 }
@@ -480,13 +504,13 @@ function closeResult() {
   focusHand();
 }
 
-function placeTable(st, places, titles, points, scores) {
+function placeTable(st, places, titles, points, scores, codes) {
   const order = st.seats.map((s) => s.seat).sort((a, b) => places[a] - places[b]);
   return el("table", {},
-    el("caption", {}, "Places this round"),
-    el("thead", {}, el("tr", {}, ...["Place", "Seat", "Title", "Points", "Total"].map((h) => el("th", { scope: "col" }, h)))),
+    el("caption", {}, t("result.places")),
+    el("thead", {}, el("tr", {}, ...["place", "seat", "title", "points", "total"].map((h) => el("th", { scope: "col" }, t(`col.${h}`))))),
     el("tbody", {}, ...order.map((s) => el("tr", { class: s === st.seat ? "me" : "" },
-      el("td", {}, ordinal(places[s])), el("td", {}, seatRowName(st, s)), el("td", {}, titles ? titles[s] || "" : ""),
+      el("td", {}, ordinal(places[s])), el("td", {}, seatRowName(st, s)), el("td", {}, titles ? titleName((codes || [])[s], titles[s]) : ""),
       el("td", { class: "num" }, `${points[s] >= 0 ? "+" : ""}${points[s]}`), el("td", { class: "num" }, String(scores[s]))))));
 }
 
@@ -496,12 +520,15 @@ function showRoundEnd(st, ev) {
   const me = app.mode === "local" ? null : st.seat;
   const body = [];
   if (me !== null && me !== undefined) {
-    body.push(el("p", { class: "verdict" }, `You finished ${ordinal(ev.places[me])}${ev.titles ? ` · ${ev.titles[me]}` : ""}`));
+    const place = ordinal(ev.places[me]);
+    const title = ev.titles ? titleName((ev.title_codes || [])[me], ev.titles[me]) : "";
+    body.push(el("p", { class: "verdict" }, title ? t("result.you_finished_titled", { place, title }) : t("result.you_finished", { place })));
   }
   const first = ev.places.indexOf(0);
-  body.push(el("p", {}, `${who(first)} ${first === me ? "win" : "wins"} the round. Round ${ev.round + 1} of ${st.rounds}; the next round starts with the exchange.`));
-  body.push(placeTable(st, ev.places, ev.titles, ev.points, ev.scores));
-  openResult(`Round ${ev.round + 1} is over`, body, [["Continue", closeResult, true]]);
+  const at = { n: ev.round + 1, of: st.rounds };
+  body.push(el("p", {}, first === me ? t("result.round_winner.me", at) : t("result.round_winner", { ...at, who: who(first) })));
+  body.push(placeTable(st, ev.places, ev.titles, ev.points, ev.scores, ev.title_codes));
+  openResult(t("result.round_title", { n: ev.round + 1 }), body, [[t("action.continue"), closeResult, true]]);
 }
 
 function showMatchEnd(st, ev) {
@@ -517,27 +544,30 @@ function showMatchEnd(st, ev) {
   if (me !== null && me !== undefined) {
     const place = order.indexOf(me);
     body.push(el("p", { class: "verdict " + (place === 0 ? "win" : "lose") },
-      place === 0 ? `You win the match with ${scores[me]} points!` : `You are ${ordinal(place)} with ${scores[me]} points. ${who(ev.winner)} wins the match.`));
+      place === 0 ? t("result.match_won", { points: scores[me] }) : t("result.match_place", { place: ordinal(place), points: scores[me], who: who(ev.winner) })));
   } else {
-    body.push(el("p", { class: "verdict win" }, `${who(ev.winner)} wins the match with ${scores[ev.winner]} points.`));
+    body.push(el("p", { class: "verdict win" }, t("result.match_winner", { who: who(ev.winner), points: scores[ev.winner] })));
   }
   const lastRound = (st.history || [])[st.history.length - 1];
   body.push(el("table", {},
-    el("caption", {}, "Final scores"),
-    el("thead", {}, el("tr", {}, ...["Place", "Seat", "Score"].map((h) => el("th", { scope: "col" }, h)))),
+    el("caption", {}, t("result.final")),
+    el("thead", {}, el("tr", {}, ...["place", "seat", "score"].map((h) => el("th", { scope: "col" }, t(`col.${h}`))))),
     el("tbody", {}, ...order.map((s, i) => el("tr", { class: s === me ? "me" : "" },
       el("td", {}, ordinal(i)), el("td", {}, seatRowName(st, s)), el("td", { class: "num" }, String(scores[s])))))));
   if (lastRound && lastRound.places && st.game !== "doudizhu") {
-    body.push(placeTable(st, lastRound.places, lastRound.titles, lastRound.points, lastRound.scores));
+    body.push(placeTable(st, lastRound.places, lastRound.titles, lastRound.points, lastRound.scores, lastRound.title_codes));
   }
   if (st.match && st.match.deals && st.match.deals.length) {
-    body.push(el("p", {}, "Deal code: ", el("span", { class: "code" }, String(st.match.deals[0]))));
+    body.push(el("p", {}, t("result.deal_code"), el("span", { class: "code" }, String(st.match.deals[0]))));
   }
   if (st.game === "doudizhu") return; // the deal's result card carries the match end too
-  openResult("The match is over", body, [["New match", () => { app.conn.send({ type: "next" }); closeResult(); }, true], ["Back to the lobby", leave]]);
+  openResult(t("result.match_title"), body, [[t("action.new_match"), () => { app.conn.send({ type: "next" }); closeResult(); }, true], [t("action.lobby"), leave]]);
 }
 
-const MULTIPLIER_NAME = { bid: "Bid", rob: "Rob", shown: "Hand shown", bomb: "Bomb", rocket: "Rocket", spring: "Spring", anti_spring: "Counter-spring" };
+/** A multiplier's name (`mult.<name>`; one the catalog does not know shows its code). */
+function multiplierName(name) {
+  return has(`mult.${name}`) ? t(`mult.${name}`) : name;
+}
 
 function showDealEnd(st, r) {
   app.resultShownFor = "deal";
@@ -546,47 +576,50 @@ function showDealEnd(st, r) {
   const names = (s) => who(s, { tag: true });
   let title;
   if (r.outcome === "no bid") {
-    title = "Nobody bid";
-    body.push(el("p", { class: "verdict" }, "Nobody bid, too many times in a row: the deal scores nothing."));
+    title = t("result.no_bid_title");
+    body.push(el("p", { class: "verdict" }, t("result.no_bid")));
   } else {
     const landlordWon = r.outcome === "landlord";
-    title = landlordWon ? "The landlord wins" : "The peasants win";
+    title = t(landlordWon ? "result.landlord_wins" : "result.peasants_win");
     if (me !== null && me !== undefined) {
       const won = r.points[me] > 0;
       body.push(el("p", { class: "verdict " + (won ? "win" : "lose") },
-        `${won ? "You win" : "You lose"} ${Math.abs(r.points[me])} points` + (r.scored === false ? " (a replay: not scored)" : "")));
+        t(won ? "result.you_win" : "result.you_lose", { n: Math.abs(r.points[me]) }) + (r.scored === false ? t("result.not_scored") : "")));
     }
-    const items = r.multipliers.map((m) => el("li", {}, `${MULTIPLIER_NAME[m.name] || m.name}: ×${m.value}`));
-    const has = (name) => r.multipliers.some((m) => m.name === name);
-    if (!has("bomb") && !has("rocket")) items.push(el("li", {}, "Bombs and rockets: none (×1)"));
-    if (!has("spring") && !has("anti_spring")) items.push(el("li", {}, "Spring or counter-spring: no (×1)"));
+    const items = r.multipliers.map((m) => el("li", {}, t("result.multiplier", { name: multiplierName(m.name), n: m.value })));
+    const counted = (name) => r.multipliers.some((m) => m.name === name);
+    if (!counted("bomb") && !counted("rocket")) items.push(el("li", {}, t("result.no_bombs")));
+    if (!counted("spring") && !counted("anti_spring")) items.push(el("li", {}, t("result.no_spring")));
     const mult = el("ul", { class: "multipliers" }, ...items);
-    body.push(el("h3", {}, "Multipliers"), mult);
+    body.push(el("h3", {}, t("result.multipliers")), mult);
     const base = st.doudizhu && st.doudizhu.round_box ? st.doudizhu.round_box.base : 10;
     body.push(el("p", { class: "formula" },
-      `${base} × ${r.multipliers.map((m) => m.value).join(" × ")} = ${r.round_points} points · ` +
-      (landlordWon ? `landlord +${(r.points.length - 1) * r.round_points}, each peasant −${r.round_points}` : `landlord −${(r.points.length - 1) * r.round_points}, each peasant +${r.round_points}`)));
+      t("result.formula", {
+        product: [base, ...r.multipliers.map((m) => m.value)].join(" × "),
+        points: r.round_points,
+        split: t(landlordWon ? "result.split_landlord" : "result.split_peasants", { win: (r.points.length - 1) * r.round_points, lose: r.round_points }),
+      })));
   }
   body.push(el("table", { class: "hands-left" },
-    el("caption", {}, "Cards left"),
-    el("thead", {}, el("tr", {}, ...["Seat", "Role", "Cards", "Points"].map((h) => el("th", { scope: "col" }, h)))),
+    el("caption", {}, t("result.cards_left")),
+    el("thead", {}, el("tr", {}, ...["seat", "role", "cards", "points"].map((h) => el("th", { scope: "col" }, t(`col.${h}`))))),
     el("tbody", {}, ...r.hands.map((hand, s) => el("tr", { class: s === me ? "me" : "" },
-      el("td", {}, names(s)), el("td", {}, s === r.landlord ? "Landlord" : "Peasant"),
-      el("td", {}, hand.length ? cardRow(hand, { small: true }) : "none (went out)"),
+      el("td", {}, names(s)), el("td", {}, t(s === r.landlord ? "role.landlord" : "role.peasant")),
+      el("td", {}, hand.length ? cardRow(hand, { small: true }) : t("result.went_out")),
       el("td", { class: "num" }, String(r.points[s])))))));
-  if (r.kitty && r.kitty.length) body.push(el("p", { class: "kitty-line" }, "Kitty: ", cardRow(r.kitty, { small: true })));
-  body.push(el("p", {}, "Deal code: ", el("span", { class: "code" }, r.deal_code || "")));
-  body.push(el("p", {}, `Hints used: ${r.hints_used ?? 0} · Undos: ${r.undos ?? 0}`));
+  if (r.kitty && r.kitty.length) body.push(el("p", { class: "kitty-line" }, t("result.kitty"), cardRow(r.kitty, { small: true })));
+  body.push(el("p", {}, t("result.deal_code"), el("span", { class: "code" }, r.deal_code || "")));
+  body.push(el("p", {}, t("result.counts", { hints: r.hints_used ?? 0, undos: r.undos ?? 0 })));
   const over = st.match && st.match.over;
   if (over) {
     const scores = st.match.scores;
     const winner = st.match.winner;
-    body.push(el("p", { class: "verdict" }, `The match is over: ${who(winner)} ${winner === me ? "win" : "wins"} with ${scores[winner]} points.`));
+    body.push(el("p", { class: "verdict" }, winner === me ? t("result.deal_match_over.me", { points: scores[winner] }) : t("result.deal_match_over", { who: who(winner), points: scores[winner] })));
   }
   openResult(title, body, [
-    [over ? "New match" : "Next deal", () => { app.conn.send({ type: "next" }); closeResult(); }, true],
-    ["Replay deal", () => { app.conn.send({ type: "replay" }); closeResult(); }],
-    ["Back to the lobby", leave],
+    [t(over ? "action.new_match" : "action.next_deal"), () => { app.conn.send({ type: "next" }); closeResult(); }, true],
+    [t("action.replay"), () => { app.conn.send({ type: "replay" }); closeResult(); }],
+    [t("action.lobby"), leave],
   ]);
 }
 
@@ -629,8 +662,8 @@ function render() {
   const rb = roundBox(st);
   const box = $("#roundbox");
   if (rb) {
-    box.replaceChildren(el("span", { class: "label" }, "Round"), rb);
-    box.setAttribute("aria-label", `Round: ${rb.replace(/×/g, "times")}`);
+    box.replaceChildren(el("span", { class: "label" }, t("round.label")), rb);
+    box.setAttribute("aria-label", t("round.box_label", { text: rb.replace(/×/g, t("round.times")) }));
     box.hidden = false;
   } else box.hidden = true;
   $("#game").classList.toggle("no-graphics", !app.prefs.graphics);
@@ -667,6 +700,7 @@ function leave() {
 }
 
 function setupControls() {
+  setupView($("#board-wrap"), $("#board"));
   const watch = new MutationObserver(syncInert);
   for (const o of document.querySelectorAll(".overlay")) watch.observe(o, { attributes: true, attributeFilter: ["hidden"] });
 
@@ -737,10 +771,10 @@ function setupControls() {
     input.select();
     try {
       await navigator.clipboard.writeText(input.value);
-      say("Link copied");
-      toast("Link copied");
+      say(t("room.copied"));
+      toast(t("room.copied"));
     } catch {
-      say("Select the link and copy it");
+      say(t("room.copy_failed"));
     }
   });
   $("#join-form").addEventListener("submit", async (ev) => {
@@ -758,6 +792,13 @@ function setupControls() {
   const dlg = $("#settings");
   $("#set-graphics").checked = app.prefs.graphics;
   $("#set-counter").checked = app.prefs.counter;
+  // the language: applied by loading the page again in it (a table comes back with its token)
+  const langs = $("#set-language");
+  langs.replaceChildren(...Object.keys(CATALOGS).map((code) => new Option(t(`lang.${code}`), code, false, code === language())));
+  langs.addEventListener("change", (ev) => {
+    keepLanguage(ev.target.value);
+    location.reload();
+  });
   $("#settings-open").addEventListener("click", () => {
     dlg.hidden = false;
     $("#set-graphics").focus();

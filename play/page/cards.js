@@ -3,11 +3,27 @@
 // A card is `{"id": 17, "text": "7h", "rank": "7", "suit": "h"}` (docs/protocol.md): `rank`
 // is 3..9 T J Q K A 2, or `JK` (a Daifugo/President joker), `B` / `R` (Dou Dizhu's black
 // and red joker); `suit` is s h d c, or null for a joker. `id` tells two equal texts apart.
+// Names come from the catalog (i18n.js); the ranks and suit symbols on the faces are the same
+// in every language.
+
+import { t } from "./i18n.js";
 
 export const SUIT_SYMBOL = { s: "♠", h: "♥", d: "♦", c: "♣" };
-export const SUIT_NAME = { s: "spades", h: "hearts", d: "diamonds", c: "clubs" };
 const RANK_SHOW = { T: "10" };
-const RANK_NAME = { T: "10", J: "Jack", Q: "Queen", K: "King", A: "Ace" };
+
+/** The spoken name of a suit letter ("hearts"). */
+export function suitName(suit) {
+  return t(`suit.${suit}`);
+}
+
+/** The rank as shown on a card ("10", "J"). */
+export function rankShow(rank) {
+  return RANK_SHOW[rank] || rank;
+}
+
+function jokerName(rank) {
+  return t(rank === "B" ? "card.black_joker" : rank === "R" ? "card.red_joker" : "card.joker");
+}
 
 export function isJoker(card) {
   return card.rank === "JK" || card.rank === "B" || card.rank === "R";
@@ -15,19 +31,15 @@ export function isJoker(card) {
 
 /** Spoken name: "7 of hearts", "Queen of spades", "Joker", "Red joker". */
 export function cardName(card) {
-  if (isJoker(card)) {
-    if (card.rank === "B") return "Black joker";
-    if (card.rank === "R") return "Red joker";
-    return "Joker";
-  }
-  const rank = RANK_NAME[card.rank] || card.rank;
-  if (card.suit) return `${rank} of ${SUIT_NAME[card.suit]}`;
+  if (isJoker(card)) return jokerName(card.rank);
+  const rank = "JQKA".includes(card.rank) ? t(`rank.${card.rank}`) : rankShow(card.rank);
+  if (card.suit) return t("card.of", { rank, suit: suitName(card.suit) });
   return rank;
 }
 
 /** Short visible label for a button: "10♥", "JK", "B". */
 export function cardShort(card) {
-  if (isJoker(card)) return card.rank === "JK" ? "Joker" : card.rank === "B" ? "Black joker" : "Red joker";
+  if (isJoker(card)) return jokerName(card.rank);
   return (RANK_SHOW[card.rank] || card.rank) + (card.suit ? SUIT_SYMBOL[card.suit] : "");
 }
 
@@ -45,7 +57,7 @@ export function cardFace(card, { small = false } = {}) {
     el.classList.add("joker");
     const word = document.createElement("span");
     word.className = "joker-word";
-    word.textContent = "JOKER";
+    word.textContent = t("card.face_joker");
     const star = document.createElement("span");
     star.className = "joker-star";
     star.textContent = "★";
@@ -102,7 +114,7 @@ export function cardRow(cards, opts = {}) {
 
 /** Spoken text of a list of cards. */
 export function cardsSpoken(cards) {
-  return cards && cards.length ? cards.map(cardName).join(", ") : "no cards";
+  return cards && cards.length ? cards.map(cardName).join(t("list.sep")) : t("cards.none");
 }
 
 /** Short text of a list of cards: "7♥ 7♠ Joker". */

@@ -1,20 +1,67 @@
 // Sentences for the server's events (docs/protocol.md, "Events"), said where the eye is (the
-// banner on the table), written into the log and read out by the live region.
+// banner on the table), written into the log and read out by the live region. The server
+// sends codes and values; every word here comes from the page's catalog (i18n.js).
 
-import { SUIT_NAME, SUIT_SYMBOL, cardShort } from "./cards.js";
+import { SUIT_SYMBOL, cardShort, rankShow, suitName } from "./cards.js";
+import { has, t } from "./i18n.js";
 
 export function ordinal(place) {
-  const n = place + 1;
-  const tail = n % 100 >= 11 && n % 100 <= 13 ? "th" : { 1: "st", 2: "nd", 3: "rd" }[n % 10] || "th";
-  return `${n}${tail}`;
+  return t("place", { n: place + 1, ordinal: true });
 }
 
 export function suitsText(suits) {
-  return [...(suits || "")].map((s) => `${SUIT_SYMBOL[s]} ${SUIT_NAME[s]}`).join(" and ");
+  return [...(suits || "")].map((s) => `${SUIT_SYMBOL[s]} ${suitName(s)}`).join(t("list.and"));
 }
 
 function cardsShort(cards) {
-  return (cards || []).map((c) => (typeof c === "string" ? c : cardShort(c))).join(" ");
+  return (cards || []).map((c) => (typeof c === "string" ? moveCards(c) : cardShort(c))).join(" ");
+}
+
+/** "7s" -> "7♠", "JK" -> "Joker": card texts the server sends without card objects. */
+function moveCards(text) {
+  return (text || "").replace(/\bJK\b/g, t("card.joker")).replace(/\b([2-9TJQKA])([shdc])\b/g, (_, r, su) => rankShow(r) + SUIT_SYMBOL[su]);
+}
+
+/** A rank in a move's name: "7", "10", "Jack". */
+function rankWord(rank) {
+  return "JQKA".includes(rank) ? t(`rank.${rank}`) : rankShow(rank);
+}
+
+/**
+ * The name of a move from its `name` (a code and values, docs/protocol.md "Move names"): "pair
+ * of 7s", "Trio + 1", "Call". A move without one (an older server) keeps its English `label`.
+ */
+export function moveName(move) {
+  const n = move && move.name;
+  if (!n) return (move && (move.label || move.text)) || "";
+  switch (n.code) {
+    case "give":
+      return t("move.give", { card: moveCards(n.card) });
+    case "single":
+      return t("move.single", { rank: rankWord(n.rank) });
+    case "set": {
+      const key = has(`move.set.${n.size}`) ? `move.set.${n.size}` : "move.set";
+      const base = t(key, { size: n.size, rank: rankWord(n.rank) });
+      return n.jokers ? t("move.with_jokers", { move: base, n: n.jokers }) : base;
+    }
+    case "run": {
+      const ends = { low: rankWord(n.low), high: rankWord(n.high) };
+      const base = n.suit ? t("move.run_suit", { ...ends, suit: suitName(n.suit) }) : t("move.run", ends);
+      return n.jokers_as && n.jokers_as.length ? t("move.jokers_as", { move: base, cards: n.jokers_as.map(moveCards).join(t("list.sep")) }) : base;
+    }
+    case "bid":
+      return n.bid ? t("move.bid", { bid: n.bid }) : t("move.no_bid");
+    case "shape":
+      return n.kinds.map((k) => t(`shape.${k}`)).join(t("move.or"));
+    default:
+      return t(`move.${n.code}`);
+  }
+}
+
+/** A title from its code (the rules' English `title` where the catalog has no such key). */
+export function titleName(code, english) {
+  if (code && has(`title.${code}`)) return t(`title.${code}`);
+  return english || "";
 }
 
 /**
@@ -24,88 +71,93 @@ function cardsShort(cards) {
  */
 export function describe(ev, who, me, game) {
   const w = (s) => who(s);
-  // "You lead" / "Blue leads"
-  const v = (s, verb) => (s === me && w(s) === "You" ? `${w(s)} ${verb}` : `${w(s)} ${verb}s`);
+  // "The pile is cleared; you lead" / "...; Blue leads"
+  const v = (key, s, params = {}) => (s === me ? t(`${key}.me`, params) : t(key, { who: w(s), ...params }));
   switch (ev.type) {
     case "start":
-      if (game === "doudizhu" || ev.round === undefined) return { text: "New cards are dealt", banner: null };
-      return { text: `Round ${ev.round + 1} begins`, banner: null };
-    case "play":
-      return { text: `${w(ev.seat)}: ${ev.label || ev.text} (${cardsShort(ev.cards) || ev.text})`, banner: null };
+      if (game === "doudizhu" || ev.round === undefined) return { text: t("event.deal"), banner: null };
+      return { text: t("event.round_start", { n: ev.round + 1 }), banner: null };
+    case "play": {
+      const move = moveName(ev);
+      return { text: t("event.play", { who: w(ev.seat), move, cards: cardsShort(ev.cards) || move }), banner: null };
+    }
     case "pass":
-      return { text: `${w(ev.seat)} passed`, banner: null };
+      return { text: t("event.pass", { who: w(ev.seat) }), banner: null };
     case "clear":
-      return { text: `The pile is cleared; ${v(ev.leader, "lead")}`, banner: null };
+      return { text: v("event.clear", ev.leader), banner: null };
     case "revolution":
       return ev.on === false
-        ? { text: `Counter-revolution by ${w(ev.seat)}: the normal order is back`, banner: "Counter-revolution!" }
-        : { text: `Revolution by ${w(ev.seat)}: 3 is now strongest and 2 weakest`, banner: "Revolution!" };
+        ? { text: t("event.counter_revolution", { who: w(ev.seat) }), banner: t("sign.counter_revolution") }
+        : { text: t("event.revolution", { who: w(ev.seat) }), banner: t("sign.revolution") };
     case "eight_cut":
-      return { text: `Eight cut: ${v(ev.seat, "clear")} the pile and lead${ev.seat === me ? "" : "s"} again`, banner: "Eight cut!" };
+      return { text: v("event.eight_cut", ev.seat), banner: t("sign.eight_cut") };
     case "jack_back":
       return ev.on === false
-        ? { text: `Jack back by ${w(ev.seat)} ends: the order turns back until the pile clears`, banner: "Jack back ends" }
-        : { text: `Jack back by ${w(ev.seat)}: the order is reversed until the pile clears`, banner: "Jack back!" };
+        ? { text: t("event.jack_back_end", { who: w(ev.seat) }), banner: t("sign.jack_back_end") }
+        : { text: t("event.jack_back", { who: w(ev.seat) }), banner: t("sign.jack_back") };
     case "lock":
-      return { text: `Lock: only ${suitsText(ev.suits)} until the pile clears`, banner: `Lock ${[...(ev.suits || "")].map((s) => SUIT_SYMBOL[s]).join("")}` };
+      return { text: t("event.lock", { suits: suitsText(ev.suits) }), banner: t("sign.lock", { suits: [...(ev.suits || "")].map((s) => SUIT_SYMBOL[s]).join("") }) };
     case "spade_three":
-      return { text: `Spade three return: ${v(ev.seat, "beat")} the joker with the 3 of spades`, banner: "Spade three return!" };
+      return { text: v("event.spade_three", ev.seat), banner: t("sign.spade_three") };
     case "finish": {
-      const title = ev.title ? ` (${ev.title})` : "";
-      const bad = ev.illegal ? " with an illegal finish, ranked from the bottom" : "";
-      const text = `${w(ev.seat)} finished ${ordinal(ev.place)}${title}${bad}`;
-      return { text, banner: ev.illegal ? "Illegal finish!" : ev.seat === me ? `You finished ${ordinal(ev.place)}` : null };
+      const title = titleName(ev.title_code, ev.title);
+      const place = ordinal(ev.place);
+      const text = t(title ? "event.finish_titled" : "event.finish", { who: w(ev.seat), place, title }) + (ev.illegal ? t("event.illegal") : "");
+      return { text, banner: ev.illegal ? t("sign.illegal") : ev.seat === me ? t("sign.finished", { place }) : null };
     }
     case "fall":
-      return { text: `Fall of the capital: ${v(ev.seat, "drop")} out and finish${ev.seat === me ? "" : "es"} ${ordinal(ev.place)}`, banner: "Fall of the capital!" };
+      return { text: v("event.fall", ev.seat, { place: ordinal(ev.place) }), banner: t("sign.fall") };
     case "give": {
       if (ev.cards && ev.to === me) {
-        return { text: `You received ${cardsShort(ev.cards)} from ${w(ev.from)}`, banner: `Received ${cardsShort(ev.cards)}` };
+        const cards = cardsShort(ev.cards);
+        return { text: t("event.received", { cards, who: w(ev.from) }), banner: t("sign.received", { cards }) };
       }
       if (ev.cards && ev.from === me) {
-        return { text: `You gave ${cardsShort(ev.cards)} to ${w(ev.to)}`, banner: `Gave ${cardsShort(ev.cards)}` };
+        const cards = cardsShort(ev.cards);
+        return { text: t("event.gave", { cards, who: w(ev.to) }), banner: t("sign.gave", { cards }) };
       }
-      const n = ev.count === 1 ? "1 card" : `${ev.count} cards`;
-      return { text: `${w(ev.from)} gave ${n} to ${w(ev.to)}`, banner: null };
+      return { text: t("event.give", { from: w(ev.from), to: w(ev.to), n: ev.count }), banner: null };
     }
     case "round_end":
-      return { text: `Round ${ev.round + 1} is over`, banner: null };
+      return { text: t("event.round_end", { n: ev.round + 1 }), banner: null };
     case "match_end":
-      return { text: `The match is over: ${w(ev.winner)} ${ev.winner === me ? "win" : "wins"}`, banner: null };
+      return { text: v("event.match_end", ev.winner), banner: null };
     case "bid":
-      if (ev.said) return { text: `${w(ev.seat)} ${ev.said}`, banner: null };
-      return { text: ev.bid ? `${w(ev.seat)} bid ${ev.bid}` : `${w(ev.seat)} passed the bid`, banner: null };
+      if (ev.said) return { text: t(`event.said.${ev.said}`, { who: w(ev.seat) }), banner: null };
+      return { text: ev.bid ? t("event.bid", { who: w(ev.seat), bid: ev.bid }) : t("event.bid_pass", { who: w(ev.seat) }), banner: null };
     case "show":
       return ev.shown
-        ? { text: `${w(ev.seat)} ${ev.seat === me ? "show" : "shows"} the landlord's hand: the round doubles (x${ev.multiplier})`, banner: "Hand shown! x2" }
-        : { text: `${w(ev.seat)} ${ev.seat === me ? "keep" : "keeps"} the landlord's hand hidden`, banner: null };
+        ? { text: v("event.show", ev.seat, { m: ev.multiplier }), banner: t("sign.show") }
+        : { text: v("event.hide", ev.seat), banner: null };
     case "redeal":
-      return { text: "Nobody bid: the cards are dealt again", banner: "New deal" };
-    case "landlord":
+      return { text: t("event.redeal"), banner: t("sign.redeal") };
+    case "landlord": {
+      const params = { bid: ev.bid, robs: ev.robs ? t("event.robs", { n: ev.robs }) : "", cards: cardsShort(ev.kitty) };
       return {
-        text: `${w(ev.seat)} ${ev.seat === me ? "are" : "is"} the landlord for ${ev.bid}${ev.robs ? ` after ${ev.robs} ${ev.robs === 1 ? "rob" : "robs"}` : ""} and ${ev.seat === me ? "take" : "takes"} the kitty ${cardsShort(ev.kitty)}`,
-        banner: ev.seat === me ? "You are the landlord" : `${w(ev.seat)}: landlord`,
+        text: v("event.landlord", ev.seat, params),
+        banner: ev.seat === me ? t("sign.landlord.me") : t("sign.landlord", { who: w(ev.seat) }),
       };
+    }
     case "bomb":
       return {
-        text: `${ev.rocket ? "Rocket" : "Bomb"} by ${w(ev.seat)}: the round doubles (x${ev.multiplier})`,
-        banner: `${ev.rocket ? "Rocket" : "Bomb"}! x${ev.multiplier}`,
+        text: t(ev.rocket ? "event.rocket" : "event.bomb", { who: w(ev.seat), m: ev.multiplier }),
+        banner: t(ev.rocket ? "sign.rocket" : "sign.bomb", { m: ev.multiplier }),
       };
     case "deal_end":
-      return { text: "The deal is over", banner: null };
+      return { text: t("event.deal_end"), banner: null };
     case "undo":
-      return { text: `Undo: back to ${w(ev.seat) === "You" ? "your" : w(ev.seat) + "'s"} previous decision`, banner: "Undo" };
+      return { text: v("event.undo", ev.seat), banner: t("sign.undo") };
     case "seat": {
       let text;
-      if (ev.kind === "empty") text = `Seat ${ev.seat + 1} is empty`;
-      else if (ev.away) text = `${ev.name} is away: the computer plays for them`;
-      else if (ev.kind === "cpu") text = `${ev.name} (computer) sat down`;
-      else if (ev.connected === false) text = `${ev.name} lost the connection`;
-      else if (ev.seat === me) return { text: "You are at the table", banner: null };
-      else text = `${ev.name} is at the table`;
+      if (ev.kind === "empty") text = t("event.seat_empty", { n: ev.seat + 1 });
+      else if (ev.away) text = t("event.seat_away", { name: ev.name });
+      else if (ev.kind === "cpu") text = t("event.seat_cpu", { name: ev.name });
+      else if (ev.connected === false) text = t("event.seat_lost", { name: ev.name });
+      else if (ev.seat === me) text = t("event.seat_me");
+      else text = t("event.seat_here", { name: ev.name });
       return { text, banner: null };
     }
     default:
-      return { text: ev.type.replace(/_/g, " "), banner: null };
+      return { text: t("event.other"), banner: null };
   }
 }

@@ -1,24 +1,14 @@
 // The lobby: game, players, rounds, house rules and the way to play, built from the games the
 // server lists in its `hello` (so every option and default comes from the server's rules).
 
-const RULE_TEXT = {
-  revolution: ["Revolution", "Four or more of a number together turn the order upside down"],
-  eight_cut: ["Eight cut", "A play with an 8 clears the pile and its player leads again"],
-  spade_three_return: ["Spade three return", "The 3 of spades beats a lone joker and clears the pile"],
-  lock: ["Lock", "The same suits twice in a row: only those suits until the pile clears"],
-  fall_of_capital: ["Fall of the capital", "Last round's top player drops to last when beaten to first"],
-  jack_back: ["Jack back", "A play with a jack reverses the order until the pile clears"],
-  illegal_finish: ["Illegal finish", "Going out on a 2, a joker, an 8 or a revolution ranks you last"],
-  skip_on_equal: ["Skip on equal number", "Matching the number on the pile skips the next player"],
-  runs: ["Runs", "Three or more numbers in a row may be played together"],
-  bombs: ["Bombs", "A single top card beats any pair or triple"],
-  strict_pass: ["Passing is final", "Once you pass you sit out until the pile clears"],
-  jokers: ["Jokers", "How many jokers join the deck"],
-  decks: ["Decks", "One pack of 52, or two for big tables"],
-  rob: ["Rob the landlord", "Call, then rob in turn: every rob doubles the round, the last to rob is landlord"],
-  open_hand: ["Open hand", "The landlord may play with its hand shown to all, doubling the round"],
-  laizi: ["Laizi (wild cards)", "A rank drawn each deal is wild; bombs with wild cards are soft, below the others"],
-};
+import { has, t } from "./i18n.js";
+
+/** A house rule's name and help line from the catalog (`rule.<name>`, `rule.<name>.help`); a
+ * rule the catalog does not know yet shows its code. */
+function ruleText(name) {
+  if (!has(`rule.${name}`)) return [name.replace(/_/g, " "), ""];
+  return [t(`rule.${name}`), t(`rule.${name}.help`)];
+}
 
 export class Lobby {
   constructor(root, games, onStart) {
@@ -55,7 +45,7 @@ export class Lobby {
     }
     this.form.querySelector("#players-field").hidden = g.players.length < 2;
     const rounds = this.form.querySelector("#rounds-field");
-    rounds.querySelector("legend").textContent = this.game() === "doudizhu" ? "Deals" : "Rounds";
+    rounds.querySelector("legend").textContent = t(this.game() === "doudizhu" ? "lobby.deals" : "lobby.rounds");
     const rchips = rounds.querySelector(".chips");
     rchips.replaceChildren();
     for (const n of g.rounds) rchips.append(chip("rounds", n, n === g.default_rounds));
@@ -69,7 +59,7 @@ export class Lobby {
 
   updateHotseat() {
     const n = this.players();
-    this.form.querySelector("#hotseat-button").textContent = `${n} players on this device`;
+    this.form.querySelector("#hotseat-button").textContent = t("lobby.hotseat", { n });
   }
 
   players() {
@@ -91,12 +81,12 @@ export class Lobby {
     }
     const rounds = Number(this.form.querySelector('input[name="rounds"]:checked').value);
     const msg = { type: "create", game, players: this.players(), rounds, rules, mode };
-    const name = this.form.querySelector("#player-name").value.trim();
-    if (name) msg.name = name;
+    // no name typed: the default name in the page's language (the server's is English)
+    msg.name = this.form.querySelector("#player-name").value.trim() || t(mode === "cpu" ? "name.you" : "name.player", { n: 1 });
     msg.pace_ms = Number(this.form.querySelector("#pace").value);
     if (mode === "cpu") msg.level = level;
     if (mode === "local") {
-      msg.names = Array.from({ length: msg.players }, (_, i) => `Player ${i + 1}`);
+      msg.names = Array.from({ length: msg.players }, (_, i) => t("name.player", { n: i + 1 }));
     }
     return msg;
   }
@@ -127,7 +117,7 @@ function chip(name, value, checked) {
 }
 
 function ruleControl(rule) {
-  const [title, help] = RULE_TEXT[rule.name] || [rule.name.replace(/_/g, " "), ""];
+  const [title, help] = ruleText(rule.name);
   const wrap = document.createElement("div");
   wrap.className = "rule";
   const id = `rule-${rule.name}`;
@@ -142,7 +132,7 @@ function ruleControl(rule) {
     select.id = id;
     select.name = id;
     if (rule.default === null) {
-      const auto = new Option("Automatic", "", true, true);
+      const auto = new Option(t("rule.automatic"), "", true, true);
       select.append(auto);
     }
     for (const c of rule.choices) select.append(new Option(String(c), String(c), false, c === rule.default));

@@ -7,8 +7,9 @@
 // stays the same element, so a frame that arrives while a key or a finger is down on it keeps
 // its focus and its press; `keepFocus` (app.js) covers the controls that do go away.
 
-import { SUIT_NAME, SUIT_SYMBOL, cardBack, cardFace, cardName, cardRow, cardShort, cardsShortText } from "./cards.js";
-import { ordinal } from "./events.js";
+import { SUIT_SYMBOL, cardBack, cardFace, cardName, cardRow, cardShort, cardsShortText, rankShow, suitName } from "./cards.js";
+import { moveName, ordinal, titleName } from "./events.js";
+import { t } from "./i18n.js";
 
 const $ = (sel, root = document) => root.querySelector(sel);
 
@@ -74,12 +75,13 @@ export function patchChildren(box, fresh) {
   });
 }
 
-const COLOUR_NAME = { red: "Red", blue: "Blue", green: "Green", gold: "Gold", yellow: "Gold", purple: "Purple", orange: "Orange", teal: "Teal", pink: "Pink" };
+const COLOURS = ["red", "blue", "green", "gold", "purple", "orange", "teal", "pink"];
 export function colourClass(colour) {
   return `seat-${colour === "yellow" ? "gold" : colour || "red"}`;
 }
 export function colourName(colour) {
-  return COLOUR_NAME[colour] || colour || "";
+  const c = colour === "yellow" ? "gold" : colour;
+  return COLOURS.includes(c) ? t(`colour.${c}`) : c || "";
 }
 
 /** The seat shown at the near edge: this connection's seat, or the one behind the curtain. */
@@ -159,7 +161,7 @@ export function actionList(st, ui) {
   const ddz = st.game === "doudizhu";
   if (mine && st.phase === "show") {
     for (const m of st.moves || []) {
-      acts.push({ key: `show-${m.text}`, label: m.label, enabled: true, kind: "move", move: m, primary: m.text === "hide" });
+      acts.push({ key: `show-${m.text}`, label: moveName(m), enabled: true, kind: "move", move: m, primary: m.text === "hide" });
     }
     return acts;
   }
@@ -168,9 +170,9 @@ export function actionList(st, ui) {
     for (const m of bidMoves(st)) {
       const n = bidValue(m);
       if (rob) {
-        acts.push({ key: `bid-${m.text.replace(/ /g, "-")}`, label: m.label, enabled: true, kind: "move", move: m, primary: m.text !== "bid pass" });
+        acts.push({ key: `bid-${m.text.replace(/ /g, "-")}`, label: moveName(m), enabled: true, kind: "move", move: m, primary: m.text !== "bid pass" });
       } else {
-        acts.push({ key: `bid-${n}`, label: n ? `Bid ${n}` : "Don't bid", enabled: true, kind: "move", move: m, primary: n > 0 });
+        acts.push({ key: `bid-${n}`, label: n ? t("action.bid", { n }) : t("action.no_bid"), enabled: true, kind: "move", move: m, primary: n > 0 });
       }
     }
     return acts;
@@ -181,8 +183,8 @@ export function actionList(st, ui) {
     const hand = handMap(st);
     const ok = ui.selected.size === need && [...ui.selected].every((id) => hand.has(id) && giveMoveFor(st, hand.get(id).text));
     acts.push({
-      key: "give", label: "Give", enabled: ok, kind: "give", primary: true,
-      why: ok ? null : `choose ${need === 1 ? "1 card" : `${need} cards`} to give`,
+      key: "give", label: t("action.give"), enabled: ok, kind: "give", primary: true,
+      why: ok ? null : t("action.give_why", { n: need }),
     });
     return acts;
   }
@@ -190,19 +192,20 @@ export function actionList(st, ui) {
   if (matches.length > 1) {
     // readings of one shape (a wild card standing for other ranks) are told apart by their cards
     const shapes = {};
-    for (const m of matches) shapes[m.label] = (shapes[m.label] || 0) + 1;
+    for (const m of matches) shapes[moveName(m)] = (shapes[moveName(m)] || 0) + 1;
     for (const m of matches) {
-      const label = shapes[m.label] > 1 ? `Play ${m.label}: ${m.text}` : `Play ${m.label}`;
+      const move = moveName(m);
+      const label = shapes[move] > 1 ? t("action.play_reading", { move, cards: moveShort(m.text) }) : t("action.play_shape", { move });
       acts.push({ key: `play-${m.action}`, label, enabled: mine, kind: "move", move: m, primary: true });
     }
   } else {
-    acts.push({ key: "play", label: "Play", enabled: mine && matches.length === 1, kind: "move", move: matches[0], primary: true });
+    acts.push({ key: "play", label: t("action.play"), enabled: mine && matches.length === 1, kind: "move", move: matches[0], primary: true });
   }
   const pass = passMove(st);
-  acts.push({ key: "pass", label: "Pass", enabled: mine && !!pass && !!st.can_pass, kind: "move", move: pass });
+  acts.push({ key: "pass", label: t("action.pass"), enabled: mine && !!pass && !!st.can_pass, kind: "move", move: pass });
   if (ddz && st.started && st.phase !== "over") {
-    acts.push({ key: "hint", label: "Hint", enabled: mine && st.phase === "play", kind: "hint" });
-    if (st.mode === "cpu") acts.push({ key: "undo", label: "Undo", enabled: st.phase !== "over", kind: "undo" });
+    acts.push({ key: "hint", label: t("action.hint"), enabled: mine && st.phase === "play", kind: "hint" });
+    if (st.mode === "cpu") acts.push({ key: "undo", label: t("action.undo"), enabled: st.phase !== "over", kind: "undo" });
   }
   return acts;
 }
@@ -237,28 +240,34 @@ export function seatTag(st, s, who, opts = {}) {
   if (seat.passed) cls.push("passed");
   if (seat.away) cls.push("away");
   const lines = [];
-  const cardsText = `${seat.cards} ${seat.cards === 1 ? "card" : "cards"}`;
+  const cardsText = t("tag.cards", { n: seat.cards });
+  const title = titleName(seat.title_code, seat.title);
   const state = [];
-  if (seat.place !== null && seat.place !== undefined) state.push(`finished ${ordinal(seat.place)}`);
-  else if (seat.passed) state.push("passed");
-  if (toMove) state.push("to move");
-  if (seat.role) state.push(seat.role === "landlord" ? "landlord" : "peasant");
+  if (seat.place !== null && seat.place !== undefined) state.push(t("tag.finished", { place: ordinal(seat.place) }));
+  else if (seat.passed) state.push(t("tag.passed"));
+  if (toMove) state.push(t("tag.to_move"));
+  if (seat.role) state.push(t(seat.role === "landlord" ? "role.landlord.lower" : "role.peasant.lower"));
   if (st.game === "doudizhu" && st.phase === "bidding" && seat.bid !== null && seat.bid !== undefined) {
-    state.push(seat.bid_label || (seat.bid ? `bid ${seat.bid}` : "no bid"));
+    state.push(seat.bid_label ? t(`tag.said.${seat.bid_label}`) : seat.bid ? t("tag.bid", { n: seat.bid }) : t("tag.no_bid"));
   }
-  if (seat.kind === "empty") state.push("empty seat");
-  else if (seat.connected === false && !seat.away) state.push("disconnected");
-  lines.push(el("span", { class: "tag-line" }, cardsText, seat.title ? ` · ${seat.title}` : ""));
+  if (seat.kind === "empty") state.push(t("tag.empty"));
+  else if (seat.connected === false && !seat.away) state.push(t("tag.disconnected"));
+  lines.push(el("span", { class: "tag-line" }, cardsText, title ? ` · ${title}` : ""));
   if (state.length) lines.push(el("span", { class: "tag-state" }, state.join(" · ")));
   const name = who(s, { tag: true });
   const label = [
-    `${name}, ${colourName(seat.colour)} seat`,
+    t("tag.seat", { name, colour: colourName(seat.colour) }),
     cardsText,
-    seat.title ? `last round ${seat.title}` : null,
+    title ? t("tag.last_title", { title }) : null,
     ...state,
-  ].filter(Boolean).join(", ");
-  return el("div", { class: cls.join(" ") + (seat.role === "landlord" ? " role-landlord" : ""), role: "group", "aria-label": label, dataset: { seat: String(s) } },
-    el("span", { class: "tag-name" }, el("span", { class: "tag-dot", "aria-hidden": "true" }), name, opts.me ? el("span", { class: "sr-only" }, " (you)") : null),
+  ].filter(Boolean).join(t("list.sep"));
+  // the "to move" badge and the "(computer)" mark are drawn by style.css from these attributes,
+  // in the page's language
+  const dataset = { seat: String(s) };
+  if (toMove) dataset.badge = t("tag.to_move");
+  const nameData = seat.away ? { away: t("tag.away") } : undefined;
+  return el("div", { class: cls.join(" ") + (seat.role === "landlord" ? " role-landlord" : ""), role: "group", "aria-label": label, dataset },
+    el("span", { class: "tag-name", dataset: nameData }, el("span", { class: "tag-dot", "aria-hidden": "true" }), name, opts.me ? el("span", { class: "sr-only" }, t("tag.you")) : null),
     ...lines);
 }
 
@@ -306,24 +315,24 @@ function renderIndicators(st) {
   const box = $("#indicators");
   box.replaceChildren();
   const f = st.flags || {};
-  if (f.revolution) box.append(el("span", { class: "badge revolution", role: "status" }, el("span", { class: "icon", "aria-hidden": "true" }, "⟲"), "Revolution"));
-  if (f.jack_back) box.append(el("span", { class: "badge jack-back", role: "status" }, el("span", { class: "icon", "aria-hidden": "true" }, "J"), "Jack back"));
+  if (f.revolution) box.append(el("span", { class: "badge revolution", role: "status" }, el("span", { class: "icon", "aria-hidden": "true" }, "⟲"), t("badge.revolution")));
+  if (f.jack_back) box.append(el("span", { class: "badge jack-back", role: "status" }, el("span", { class: "icon", "aria-hidden": "true" }, "J"), t("badge.jack_back")));
   if (f.lock) {
     const suits = [...f.lock];
-    box.append(el("span", { class: "badge lock", role: "status", "aria-label": `Lock: ${suits.map((x) => SUIT_NAME[x]).join(" and ")}` },
-      el("span", { class: "padlock", "aria-hidden": "true" }), "Lock ", el("span", { "aria-hidden": "true" }, suits.map((x) => SUIT_SYMBOL[x]).join(""))));
+    box.append(el("span", { class: "badge lock", role: "status", "aria-label": t("badge.lock_label", { suits: suits.map(suitName).join(t("list.and")) }) },
+      el("span", { class: "padlock", "aria-hidden": "true" }), t("badge.lock"), el("span", { "aria-hidden": "true" }, suits.map((x) => SUIT_SYMBOL[x]).join(""))));
   }
   if (st.game !== "doudizhu" && (f.revolution || f.jack_back)) {
-    const up = f.reversed ? "3 strongest, 2 weakest" : "2 strongest, 3 weakest";
+    const up = t(f.reversed ? "badge.reversed" : "badge.normal");
     box.append(el("span", { class: "badge order" }, up));
   }
   const d = st.doudizhu;
   if (d && d.landlord !== null && d.landlord !== undefined) {
-    box.append(el("span", { class: "badge order" }, `Landlord: ${st.seats[d.landlord].name}`));
+    box.append(el("span", { class: "badge order" }, t("badge.landlord", { name: st.seats[d.landlord].name })));
   }
   if (d && d.wild) {
-    const name = d.wild === "T" ? "10" : d.wild;
-    box.append(el("span", { class: "badge wild", role: "status", "aria-label": `Wild cards: the ${name}s` }, `Wild: ${name}s`));
+    const rank = rankShow(d.wild);
+    box.append(el("span", { class: "badge wild", role: "status", "aria-label": t("badge.wild_label", { rank }) }, t("badge.wild", { rank })));
   }
   box.hidden = box.childElementCount === 0;
 }
@@ -334,26 +343,26 @@ function renderPile(st, h) {
   const cap = $("#pile-caption");
   if (st.pile && st.pile.cards && st.pile.cards.length) {
     pile.append(cardRow(st.pile.cards));
-    cap.textContent = `${st.pile.label || st.pile.text} · ${h.who(st.pile.by)}`;
+    cap.textContent = t("table.pile_caption", { move: moveName(st.pile), who: h.who(st.pile.by) });
     cap.hidden = false;
   } else {
-    const phase = st.phase === "bidding" ? "Bidding" : st.phase === "exchange" ? "Exchange" : st.started === false ? "Waiting for players" : "Pile is empty";
+    const phase = t(st.phase === "bidding" ? "table.bidding" : st.phase === "exchange" ? "table.exchange" : st.started === false ? "table.waiting" : "table.pile_empty");
     pile.append(el("div", { class: "pile-empty" }, phase));
     cap.hidden = true;
   }
   const kitty = $("#kitty");
   const d = st.doudizhu;
   if (d && d.kitty) {
-    kitty.replaceChildren(el("span", {}, "Kitty"), cardRow(d.kitty, { small: true }));
+    kitty.replaceChildren(el("span", {}, t("table.kitty")), cardRow(d.kitty, { small: true }));
     kitty.hidden = false;
   } else if (d && st.phase === "bidding") {
     const backs = Array.from({ length: d.kitty_size || 3 }, () => cardBack({ small: true }));
-    kitty.replaceChildren(el("span", {}, "Kitty"), el("span", { class: "card-row", role: "img", "aria-label": `${backs.length} cards face down` }, ...backs));
+    kitty.replaceChildren(el("span", {}, t("table.kitty")), el("span", { class: "card-row", role: "img", "aria-label": t("table.kitty_down", { n: backs.length }) }, ...backs));
     kitty.hidden = false;
   } else kitty.hidden = true;
   const shown = $("#shown-hand");
   if (d && d.shown_hand) {
-    shown.replaceChildren(el("span", {}, `${h.who(d.landlord)}: hand shown`), cardRow(d.shown_hand, { small: true }));
+    shown.replaceChildren(el("span", {}, t("table.hand_shown", { who: h.who(d.landlord) })), cardRow(d.shown_hand, { small: true }));
     shown.hidden = false;
   } else shown.hidden = true;
 }
@@ -370,7 +379,7 @@ function renderCounter(st) {
   box.replaceChildren();
   for (const r of COUNTER_ORDER) {
     if (!(r in c)) continue;
-    box.append(el("span", { class: "cc" + (c[r] ? "" : " zero"), "aria-label": `${COUNTER_SHOW[r] || r}: ${c[r]} unseen` },
+    box.append(el("span", { class: "cc" + (c[r] ? "" : " zero"), "aria-label": t("table.counter_cell", { rank: COUNTER_SHOW[r] || r, n: c[r] }) },
       el("span", { "aria-hidden": "true" }, COUNTER_SHOW[r] || r), el("b", { "aria-hidden": "true" }, String(c[r]))));
   }
   box.hidden = false;
@@ -406,10 +415,10 @@ function renderHand(st, ui, h) {
   const cards = st.hand || [];
   if (!cards.length) {
     hand.replaceChildren();
-    hand.setAttribute("aria-label", "Your hand (no cards shown)");
+    hand.setAttribute("aria-label", t("hand.none"));
     return;
   }
-  hand.setAttribute("aria-label", `Your hand, ${cards.length} cards`);
+  hand.setAttribute("aria-label", t("hand.count", { n: cards.length }));
   let focusId = ui.rovingId;
   if (!cards.some((c) => c.id === focusId)) focusId = cards[0].id;
   const cw = px(hand, "--cw");
@@ -431,7 +440,7 @@ function renderHand(st, ui, h) {
       class: "card-button" + place + (dim ? " dim" : "") + (ui.fresh.has(c.id) ? " new" : "") + (isWild ? " wild" : ""),
       "aria-pressed": pressed ? "true" : "false",
       "aria-disabled": dim ? "true" : null,
-      "aria-label": cardName(c) + (isWild ? " (wild)" : "") + (dim ? " (cannot be played now)" : "") + (ui.fresh.has(c.id) ? " (received)" : ""),
+      "aria-label": cardName(c) + (isWild ? t("hand.wild") : "") + (dim ? t("hand.dim") : "") + (ui.fresh.has(c.id) ? t("hand.received") : ""),
       tabindex: c.id === focusId ? "0" : "-1",
       dataset: { key: `hand:${c.id}`, id: String(c.id) },
     }, cardFace(c)));
@@ -472,29 +481,29 @@ export function renderPanel(st, ui, h) {
       class: "hand-button" + (red ? " red" : "") + (dim ? " dim" : ""),
       "aria-pressed": ui.selected.has(c.id) ? "true" : "false",
       "aria-disabled": dim ? "true" : null,
-      "aria-label": cardName(c) + (dim ? " (cannot be played now)" : ""),
+      "aria-label": cardName(c) + (dim ? t("hand.dim") : ""),
       dataset: { key: `ctl:${c.id}`, id: String(c.id) },
       onclick: () => h.toggle(c.id),
     }, cardShort(c)));
   }
-  if (!(st.hand || []).length) fresh.push(el("p", { class: "hint-text", dataset: { key: "ctl:none" } }, st.curtain ? "The cards are hidden behind the curtain." : "No cards in hand."));
+  if (!(st.hand || []).length) fresh.push(el("p", { class: "hint-text", dataset: { key: "ctl:none" } }, t(st.curtain ? "panel.curtain" : "panel.no_cards")));
   patchChildren(box, fresh);
   const status = $("#controls-status");
   status.textContent = ui.status.text;
   renderActions($("#controls-actions"), st, ui, h, "ctl");
 
   $("#info-pile").textContent = st.pile && st.pile.cards && st.pile.cards.length
-    ? `${st.pile.label || st.pile.text}: ${cardsShortText(st.pile.cards)} (${h.who(st.pile.by)})`
-    : "empty";
-  $("#info-last").textContent = st.last ? lastText(st, h.who) : "none yet";
+    ? t("panel.pile", { move: moveName(st.pile), cards: cardsShortText(st.pile.cards), who: h.who(st.pile.by) })
+    : t("panel.empty");
+  $("#info-last").textContent = st.last ? lastText(st, h.who) : t("panel.none_yet");
   $("#info-round").textContent = roundText(st);
 
   const tbody = $("#scores tbody");
   tbody.replaceChildren();
   for (const seat of st.seats) {
-    const extra = seat.role ? ` (${seat.role})` : "";
+    const name = h.who(seat.seat);
     tbody.append(el("tr", { class: (seat.seat === me ? "me " : "") + colourClass(seat.colour) },
-      el("td", {}, el("span", { class: "swatch", "aria-hidden": "true" }), h.who(seat.seat) + extra),
+      el("td", {}, el("span", { class: "swatch", "aria-hidden": "true" }), seat.role ? t("panel.role", { name, role: t(`role.${seat.role}.lower`) }) : name),
       el("td", { class: "num" }, String(seat.cards)),
       el("td", { class: "num" }, String(seat.score))));
   }
@@ -508,9 +517,9 @@ function renderRankings(st, h) {
   table.hidden = !hist.length;
   if (!hist.length) return;
   const ddz = st.game === "doudizhu";
-  const head = el("tr", {}, el("th", { scope: "col" }, "Seat"),
-    ...hist.map((r, i) => el("th", { scope: "col", class: "num" }, `${ddz ? "D" : "R"}${(r.round ?? i) + 1}`,
-      el("span", { class: "sr-only" }, ddz ? " deal" : " round")))); 
+  const head = el("tr", {}, el("th", { scope: "col" }, t("col.seat")),
+    ...hist.map((r, i) => el("th", { scope: "col", class: "num" }, t(ddz ? "panel.deal_col" : "panel.round_col", { n: (r.round ?? i) + 1 }),
+      el("span", { class: "sr-only" }, t(ddz ? "panel.deal_sr" : "panel.round_sr")))));
   table.querySelector("thead").replaceChildren(head);
   const body = table.querySelector("tbody");
   body.replaceChildren();
@@ -520,9 +529,9 @@ function renderRankings(st, h) {
       const pts = (r.points || [])[k];
       const sign = pts > 0 ? "+" : "";
       if (r.places) {
-        const title = r.titles ? r.titles[k] : null;
+        const title = r.titles ? titleName((r.title_codes || [])[k], r.titles[k]) : null;
         return el("td", { class: "num", title: `${title || ""} ${sign}${pts}`.trim() }, ordinal(r.places[k]),
-          el("span", { class: "sr-only" }, `${title ? ", " + title : ""}, ${sign}${pts} points`));
+          el("span", { class: "sr-only" }, title ? `${t("list.sep")}${t("panel.points_sr", { title, points: `${sign}${pts}` })}` : t("panel.points_only_sr", { points: `${sign}${pts}` })));
       }
       return el("td", { class: "num" }, `${sign}${pts ?? ""}`);
     });
@@ -532,37 +541,38 @@ function renderRankings(st, h) {
 }
 
 export function turnText(st, who) {
-  if (st.started === false) return "Waiting for players to sit down.";
-  if (st.match && st.match.over) return `The match is over: ${who(st.match.winner)} won.`;
-  if (st.turn === null || st.turn === undefined) return "Between deals.";
-  if (st.waiting) return "Sent; waiting for the table…";
+  if (st.started === false) return t("turn.waiting_players");
+  if (st.match && st.match.over) return t("turn.match_over", { who: who(st.match.winner) });
+  if (st.turn === null || st.turn === undefined) return t("turn.between");
+  if (st.waiting) return t("turn.sent");
   if (st.your_turn) {
-    if (st.phase === "bidding") return "Your turn to bid.";
-    if (st.phase === "show") return "Your turn: show your hand (the round doubles) or keep it hidden.";
-    if (giveMoves(st).length) return `Your turn: choose ${st.exchange.to_give} card${st.exchange.to_give === 1 ? "" : "s"} to give back.`;
-    return st.can_pass ? "Your turn: play or pass." : "Your turn: you lead, play anything.";
+    if (st.phase === "bidding") return t("turn.bid");
+    if (st.phase === "show") return t("turn.show");
+    if (giveMoves(st).length) return t("turn.give", { n: st.exchange.to_give });
+    return t(st.can_pass ? "turn.play_or_pass" : "turn.lead");
   }
-  return `${who(st.turn)} to move.`;
+  return t("turn.other", { who: who(st.turn) });
 }
 
 function lastText(st, who) {
   const l = st.last;
-  if (l.text === "pass") return `${who(l.seat)} passed`;
-  if (st.pile && st.pile.by === l.seat && st.pile.cards) return `${who(l.seat)}: ${st.pile.label} (${cardsShortText(st.pile.cards)})`;
-  return `${who(l.seat)}: ${l.label || moveShort(l.text)}`;
+  if (l.text === "pass") return t("panel.last_pass", { who: who(l.seat) });
+  if (st.pile && st.pile.by === l.seat && st.pile.cards) return t("panel.last_play", { who: who(l.seat), move: moveName(st.pile), cards: cardsShortText(st.pile.cards) });
+  return t("panel.last_move", { who: who(l.seat), move: l.name ? moveName(l) : moveShort(l.text) });
 }
 
 /** "7s 7h JK" -> "7♠ 7♥ Joker" for move texts the server sends without card objects. */
 export function moveShort(text) {
-  return (text || "").replace(/\bJK\b/g, "Joker").replace(/\b([2-9TJQKA])([shdc])\b/g, (_, r, su) => (r === "T" ? "10" : r) + SUIT_SYMBOL[su]);
+  return (text || "").replace(/\bJK\b/g, t("card.joker")).replace(/\b([2-9TJQKA])([shdc])\b/g, (_, r, su) => (r === "T" ? "10" : r) + SUIT_SYMBOL[su]);
 }
 
 function roundText(st) {
   if (st.game === "doudizhu" && st.doudizhu) {
     const d = st.doudizhu;
-    return `Deal ${d.deal} of ${d.deals}${d.replay ? " (replay, not scored)" : ""}`;
+    return t(d.replay ? "panel.deal_replay" : "panel.deal", { n: d.deal, of: d.deals });
   }
-  return `${(st.round ?? 0) + 1} of ${st.rounds}${st.phase ? ` · ${st.phase}` : ""}`;
+  const n = (st.round ?? 0) + 1;
+  return st.phase ? t("panel.round_phase", { n, of: st.rounds, phase: t(`phase.${st.phase}`) }) : t("panel.round", { n, of: st.rounds });
 }
 
 export function roundBox(st) {
@@ -570,6 +580,6 @@ export function roundBox(st) {
   if (!d || !d.round_box) return null;
   const r = d.round_box;
   // before any bid the round is worth nothing yet: say what each bid point will be worth
-  if (!r.bid) return `${r.base} × bid × ${r.multiplier} = ${r.base * r.multiplier} a bid point`;
+  if (!r.bid) return t("round.box_open", { base: r.base, m: r.multiplier, points: r.base * r.multiplier });
   return `${r.base} × ${r.bid} × ${r.multiplier} = ${r.points}`;
 }

@@ -548,7 +548,8 @@ class TableServer:
                     conn.send(_store_failed(err, msg.get("id")))
                     return
             reply = {"type": "hint", "action": action, "text": table.cat.action_to_str(action),
-                     "label": table.label(action), "cards": _move_cards(table, seat, action),
+                     "label": table.label(action), "name": table.move_name(action),
+                     "cards": _move_cards(table, seat, action),
                      "index": index % total, "of": total}
             if TABLE_GAMES[room.game].deals:
                 reply["hints_used"] = table.hints_used

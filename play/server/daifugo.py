@@ -32,6 +32,11 @@ SET_WORDS = {2: "pair of", 3: "three", 4: "four", 5: "five", 6: "six"}
 PRESIDENT_SWITCHES = ("revolution", "jokers", "decks", "skip_on_equal", "runs", "bombs", "strict_pass")
 
 
+def title_code(title: str) -> str:
+    """``Grand Millionaire`` -> ``grand_millionaire``, ``Vice-Scum`` -> ``vice_scum``."""
+    return "_".join(title.lower().replace("-", " ").split())
+
+
 def rank_word(rank: int, plural: bool = False) -> str:
     text = RANKS[rank]
     word = RANK_WORDS.get(text, text)
@@ -188,6 +193,29 @@ class DaifugoTable(EngineTable):
             stand = " (joker as " + ", ".join(RANKS[r] + letter for r in m.joker_ranks) + ")"
         return f"run {rank_word(m.low)}-{rank_word(m.high)}{suit}{stand}"
 
+    def move_name(self, action: int) -> dict[str, Any]:
+        """The move's name as a code and values, for a page to say in its language
+        (docs/protocol.md, "Move names"); :meth:`label` is the same in English."""
+        m = self.cat.moves[action]
+        if m.kind == PASS:
+            return {"code": "pass"}
+        if m.kind == GIVE:
+            return {"code": "give", "card": "JK" if m.low == JOKER_RANK else RANKS[m.low] + SUITS[m.suit]}
+        if m.low == JOKER_RANK:
+            return {"code": "joker" if m.size == 1 else "joker_pair"}
+        if m.kind == SINGLE:
+            return {"code": "single", "rank": RANKS[m.low]}
+        if m.kind == SET:
+            return {"code": "set", "size": m.size, "rank": RANKS[m.low], "jokers": m.jokers}
+        letter = SUITS[m.suit] if m.suit >= 0 else ""
+        return {"code": "run", "low": RANKS[m.low], "high": RANKS[m.high], "suit": letter or None,
+                "jokers_as": [RANKS[r] + letter for r in m.joker_ranks]}
+
+    def title_code(self, place: int) -> str:
+        """The code of the title of ``place`` (``grand_millionaire``, ``vice_scum``): its English
+        name in lower case with ``_`` between words, which a page translates."""
+        return title_code(self.rules.titles[place])
+
     def shape(self, action: int) -> str:
         return KIND_NAMES[self.cat.kind[action]]
 
@@ -245,7 +273,7 @@ class DaifugoTable(EngineTable):
         else:
             events.append(Event({
                 "type": "play", "seat": seat, "text": cat.action_to_str(action),
-                "label": self.label(action), "cards": self.cards(taken),
+                "label": self.label(action), "name": self.move_name(action), "cards": self.cards(taken),
             }))
             real = self.engine.real_ranks[action]
             if rules.revolution and cat.kind[action] == SET and cat.msize[action] >= REVOLUTION_SIZE:
@@ -275,7 +303,8 @@ class DaifugoTable(EngineTable):
             else:
                 illegal = s == seat and place != next_top_before
                 events.append(Event({"type": "finish", "seat": s, "place": place,
-                                     "title": titles[place], "illegal": illegal}))
+                                     "title": titles[place], "title_code": self.title_code(place),
+                                     "illegal": illegal}))
         if round_over:
             events += self._round_end(round_before)
         elif phase_before != PHASE_EXCHANGE and st.pile < 0 and not st.terminal:
@@ -290,6 +319,7 @@ class DaifugoTable(EngineTable):
             "round": round_index,
             "places": places,
             "titles": [rules.titles[p] for p in places],
+            "title_codes": [self.title_code(p) for p in places],
             "points": [rules.points[p] for p in places],
             "scores": st.scores[:],
         }
@@ -313,9 +343,11 @@ class DaifugoTable(EngineTable):
     def seat_public(self, seat: int) -> dict[str, Any]:
         st = self.state
         place = st.places[seat] if not st.terminal else st.titles[seat]
+        title = st.title_of(seat) if not st.terminal or st.round > 1 else None
         return {
             "cards": st.hands[seat].bit_count(),
-            "title": st.title_of(seat) if not st.terminal or st.round > 1 else None,
+            "title": title,
+            "title_code": title_code(title) if title else None,
             "passed": bool(st.passed >> seat & 1) and not st.terminal,
             "place": None if place < 0 else place,
             "score": st.scores[seat],
@@ -327,7 +359,7 @@ class DaifugoTable(EngineTable):
         pile = None
         if st.pile >= 0:
             pile = {"by": st.last_player, "text": cat.action_to_str(st.pile),
-                    "label": self.label(st.pile), "cards": self.cards(st.pile_cards)}
+                    "label": self.label(st.pile), "name": self.move_name(st.pile), "cards": self.cards(st.pile_cards)}
         last = None
         for s, a in reversed(st.history):
             if cat.kind[a] != GIVE:
@@ -375,7 +407,7 @@ class DaifugoTable(EngineTable):
                 taken = self.move_cards(seat, a)
                 playable |= taken
                 moves.append({"action": a, "text": self.cat.action_to_str(a), "label": self.label(a),
-                              "shape": self.shape(a), "cards": self.ids(taken),
+                              "name": self.move_name(a), "shape": self.shape(a), "cards": self.ids(taken),
                               "any_suit": self.any_suit(a)})
             out["moves"] = moves
             out["playable"] = self.ids(playable)
@@ -437,20 +469,22 @@ class DaifugoTable(EngineTable):
         if mask & ~st.hands[seat]:
             bad = next(iter_bits(mask & ~st.hands[seat]))
             text = self.deck.card_text(bad) if bad < self.deck.size else str(bad)
-            return checked(ids, None, [], f"{text} (card {bad}) is not in your hand")
+            return checked(ids, None, [], f"{text} (card {bad}) is not in your hand", reason_code="not_in_hand")
         found = self.candidates(mask)
         if not found:
-            return checked(ids, None, [], self._no_play(mask))
+            return checked(ids, None, [], self._no_play(mask), reason_code="no_play")
         label = self.label(found[0])
         legal = st.legal_actions() if self.turn == seat else []
         playable = [a for a in found if a in legal]
-        actions = [{"action": a, "text": self.cat.action_to_str(a), "label": self.label(a)} for a in playable]
+        actions = [{"action": a, "text": self.cat.action_to_str(a), "label": self.label(a), "name": self.move_name(a)}
+                   for a in playable]
         if playable:
-            return checked(ids, self.label(playable[0]), actions, None)
+            return checked(ids, self.label(playable[0]), actions, None, self.move_name(playable[0]))
+        name = self.move_name(found[0])
         if self.turn != seat:
-            return checked(ids, label, [], "it is not your turn")
+            return checked(ids, label, [], "it is not your turn", name, "not_your_turn")
         view = st.view(seat)
-        return checked(ids, label, [], self.talk.explain(found[0], view, legal))
+        return checked(ids, label, [], self.talk.explain(found[0], view, legal), name, "not_now")
 
     def _no_play(self, mask: int) -> str:
         text = self.deck.format(mask)

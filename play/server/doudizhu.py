@@ -51,6 +51,10 @@ SHOW_LABELS = ("Show my hand (×2)", "Keep it hidden")
 """the open-hand choice's buttons: show, hide"""
 TIER_LABELS = {laizi.Tier.SOFT: "Soft bomb", laizi.Tier.WILD: "Wild bomb"}
 """laizi: the names of the bombs that are not plain (hard) bombs"""
+#: the codes of the rob bidding's moves (:data:`ROB_LABELS`): (no caller yet, after a call)
+ROB_CODES = {PASS_CODE: ("no_call", "no_rob"), 1: ("call", "call"), 2: ("rob", "rob")}
+SHOW_CODES = ("show", "hide")
+TIER_CODES = {laizi.Tier.SOFT: "soft_bomb", laizi.Tier.WILD: "wild_bomb"}
 
 
 def card_object(index: int) -> dict[str, Any]:
@@ -203,6 +207,29 @@ class DoudizhuTable(EngineTable):
                 names.append(name)
         return " / ".join(names)
 
+    def move_name(self, action: int, subs: int | None = None) -> dict[str, Any]:
+        """:meth:`label` as a code and values, for a page to say in its language
+        (docs/protocol.md, "Move names")."""
+        cat = self.cat
+        if cat.is_bid(action):
+            bid = cat.bid_of(action)
+            if self.engine.auction.style == ROB:
+                return {"code": ROB_CODES[bid][self.state.caller >= 0]}
+            return {"code": "bid", "bid": bid}
+        if cat.is_show(action):
+            return {"code": SHOW_CODES[action - cat.SHOW]}
+        if action == cat.PASS:
+            return {"code": "pass"}
+        label = self.label(action, subs)
+        for tier, code in TIER_CODES.items():
+            if label == TIER_LABELS[tier]:
+                return {"code": code}
+        kinds = []
+        for reading in cat.readings[action]:
+            if reading.kind.label not in kinds:
+                kinds.append(reading.kind.label)
+        return {"code": "shape", "kinds": kinds}
+
     def shape(self, action: int) -> str:
         cat = self.cat
         if cat.is_bid(action):
@@ -265,6 +292,7 @@ class DoudizhuTable(EngineTable):
             self._pile_cards = [CARD_OBJECTS[i] for i in taken]
             events.append(Event({"type": "play", "seat": seat, "text": cat.action_to_str(action),
                                  "label": self.label(action, st.pile_subs),
+                                 "name": self.move_name(action, st.pile_subs),
                                  "cards": [CARD_OBJECTS[i] for i in taken]}))
             if st.bombs != bombs_before:
                 events.append(Event({"type": "bomb", "seat": seat, "rocket": action == cat.ROCKET,
@@ -372,6 +400,7 @@ class DoudizhuTable(EngineTable):
         if st.pile >= 0:
             pile = {"by": st.pile_owner, "text": cat.action_to_str(st.pile),
                     "label": self.label(st.pile, st.pile_subs),
+                    "name": self.move_name(st.pile, st.pile_subs),
                     "wilds": st.pile_subs,
                     "cards": self._pile_cards}
         last = None
@@ -423,6 +452,7 @@ class DoudizhuTable(EngineTable):
             "playable": None,
             "can_pass": False,
             "advice": None,
+            "advice_facts": None,
             "counter": None,
         }
         if counter:
@@ -435,7 +465,7 @@ class DoudizhuTable(EngineTable):
                 ids = self.move_ids(seat, a)
                 playable.update(ids)
                 moves.append({"action": a, "text": self.cat.action_to_str(a), "label": self.label(a),
-                              "shape": self.shape(a), "cards": ids,
+                              "name": self.move_name(a), "shape": self.shape(a), "cards": ids,
                               "any_suit": bool(self.cat.cards[a])})
             out["moves"] = moves
             out["playable"] = sorted(playable)
@@ -443,8 +473,8 @@ class DoudizhuTable(EngineTable):
             if st.phase == Phase.BIDDING:
                 key = (st.hands[seat], st.high_bid, st.caller, st.num_bids)
                 if key not in self._advice:
-                    self._advice[key] = self.engine.advice(st, seat)
-                out["advice"] = self._advice[key]
+                    self._advice[key] = (self.engine.advice(st, seat), self.engine.advice_facts(st, seat))
+                out["advice"], out["advice_facts"] = self._advice[key]
         return out
 
     def _unseen(self, seat: int) -> int:
@@ -458,27 +488,29 @@ class DoudizhuTable(EngineTable):
         held = set(self.held[seat])
         bad = [i for i in ids if i not in held]
         if bad:
-            return checked(ids, None, [], f"card {bad[0]} is not in your hand")
+            return checked(ids, None, [], f"card {bad[0]} is not in your hand", reason_code="not_in_hand")
         if st.phase == Phase.BIDDING:
-            return checked(ids, None, [], "it is the bidding: bid or pass")
+            return checked(ids, None, [], "it is the bidding: bid or pass", reason_code="bidding")
         if st.phase == Phase.SHOW:
-            return checked(ids, None, [], "the landlord first shows its hand or keeps it hidden")
+            return checked(ids, None, [], "the landlord first shows its hand or keeps it hidden",
+                           reason_code="show")
         if st.wild >= 0:
             return self._check_wild(seat, ids)
         text = "".join(RANK_OF[i] for i in ids)
         try:
             action = self.cat.action_from_str(text)
         except CatalogError:
-            return checked(ids, None, [], "not a Dou Dizhu combination")
+            return checked(ids, None, [], "not a Dou Dizhu combination", reason_code="no_play")
         label = self.label(action)
+        name = self.move_name(action)
         if self.turn != seat:
-            return checked(ids, label, [], "it is not your turn")
+            return checked(ids, label, [], "it is not your turn", name, "not_your_turn")
         legal = self.legal()
         if action in legal:
-            entry = {"action": action, "text": self.cat.action_to_str(action), "label": label}
-            return checked(ids, label, [entry], None)
+            entry = {"action": action, "text": self.cat.action_to_str(action), "label": label, "name": name}
+            return checked(ids, label, [entry], None, name)
         reason = self.talk.explain(action, st.view(seat), legal)
-        return checked(ids, label, [], reason)
+        return checked(ids, label, [], reason, name, "not_now")
 
     def _check_wild(self, seat: int, ids: list[int]) -> dict[str, Any]:
         """Laizi: the plays the lifted cards make now (the wild ones may stand for several
@@ -489,20 +521,20 @@ class DoudizhuTable(EngineTable):
             got[card_rank(i)] += 1
         lifted = bytes(got)
         if self.turn != seat:
-            return checked(ids, None, [], "it is not your turn")
-        entries = [{"action": a, "text": self.cat.action_to_str(a), "label": self.label(a)}
+            return checked(ids, None, [], "it is not your turn", reason_code="not_your_turn")
+        entries = [{"action": a, "text": self.cat.action_to_str(a), "label": self.label(a), "name": self.move_name(a)}
                    for a in self.legal() if self.cat.cards[a]
                    and counts(self._given(seat, a)) == lifted]
         if entries:
-            return checked(ids, entries[0]["label"], entries, None)
+            return checked(ids, entries[0]["label"], entries, None, entries[0]["name"])
         text = "".join(RANK_OF[i] for i in ids)
         try:
             action = self.cat.action_from_str(text)
         except CatalogError:
             return checked(ids, None, [], "not a play now (wild cards stand in only for cards "
-                                          "your hand lacks)")
+                                          "your hand lacks)", reason_code="no_play")
         return checked(ids, self.label(action), [],
-                       self.talk.explain(action, st.view(seat), self.legal()))
+                       self.talk.explain(action, st.view(seat), self.legal()), self.move_name(action), "not_now")
 
 
 def _table_game():

@@ -22,13 +22,18 @@ class EngineTable:
         return self.state.view(seat)
 
 
-def checked(ids, label, actions, reason) -> dict[str, Any]:
-    """The answer to ``check``: the lifted cards, their shape's label, the moves they make now
-    and, when none, why not (the status line is the label plus either)."""
+def checked(ids, label, actions, reason, name=None, reason_code=None) -> dict[str, Any]:
+    """The answer to ``check``: the lifted cards, their shape's label (and its ``name``, the
+    code a page translates), the moves they make now and, when none, why not: ``reason`` in
+    English and ``reason_code`` (``not_your_turn``, ``not_in_hand``, ``no_play``, ``not_now``)
+    for a page (the status line is the label plus either)."""
     playable = bool(actions)
     if playable:
         status = f"{label} · playable"
     else:
         status = reason if label is None else f"{label} · {reason}"
-    return {"cards": list(ids), "label": label, "playable": playable, "actions": actions,
-            "reason": reason, "status": status}
+    if not playable and reason_code is None:
+        reason_code = "not_now"
+    return {"cards": list(ids), "label": label, "name": name, "playable": playable,
+            "actions": actions, "reason": reason, "reason_code": None if playable else reason_code,
+            "status": status}

@@ -81,6 +81,7 @@ def frame(room, seats: list[int], revealed: int | None, events: list[Event]) -> 
     if room.game == "doudizhu":
         ddz = {key: public["doudizhu"][key] for key in DOUDIZHU_PUBLIC}
         ddz["advice"] = private["advice"] if private is not None else None
+        ddz["advice_facts"] = private["advice_facts"] if private is not None else None
         ddz["counter"] = private["counter"] if private is not None else None
         out["doudizhu"] = ddz
         out["result"] = public["result"]
