@@ -29,6 +29,9 @@ GAMES: dict[str, GameEntry] = {
     "president": GameEntry("president", "President", "climbrl.envs.president_v1", "climbrl.envs.daifugo",
                            table_sizes=tuple(range(3, 9)), default_players=4,
                            bots="climbrl.policies.daifugo", train_config="president"),
+    # the minimum the uecda:<command> player needs to be measured (climbrl eval --game uecda)
+    "uecda": GameEntry("uecda", "UECda", "climbrl.envs.uecda_v1", "climbrl.envs.daifugo",
+                       table_sizes=(5,), default_players=5, bots="climbrl.policies.daifugo"),
     "doudizhu": GameEntry("doudizhu", "Dou Dizhu", "climbrl.envs.doudizhu_v1", "climbrl.envs.doudizhu",
                           table_sizes=(3, 4), default_players=3, bots="climbrl.policies.doudizhu",
                           train_config="doudizhu"),
@@ -41,6 +44,7 @@ ENV_MODULES = {name: entry.env_module for name, entry in GAMES.items()}
 ENV_IDS = {
     "climbrl/daifugo-v1": "climbrl.envs.daifugo_v1:env",
     "climbrl/president-v1": "climbrl.envs.president_v1:env",
+    "climbrl/uecda-v1": "climbrl.envs.uecda_v1:env",
     "climbrl/doudizhu-v1": "climbrl.envs.doudizhu_v1:env",
 }
 
