@@ -20,8 +20,8 @@ only its own decisions). A game's end reaches it with the next game's start (the
 program's process group ends (at once, with the harness, or with the process running it).
 
 Its time limit per decision is :data:`DECISION_LIMIT_S`; past it, or when the program closes
-its connection or exits, the run stops with one line naming the program (the harness adds the
-seat).
+its connection or exits, the run stops with one line (the harness's ``PlayerError`` names the
+player, its command, and its seat).
 """
 
 from __future__ import annotations
@@ -64,7 +64,6 @@ from .wire import (
     Wire,
     WireClosed,
     WireSilent,
-    profile_name,
 )
 
 PREFIX = "uecda:"
@@ -141,7 +140,7 @@ class ProgramPlayer(Player):
     def act(self, observation, view) -> int:
         game = self._require_game()
         if self.link is None:
-            self.link = _Link.start(self.words, self.name)
+            self.link = _Link.start(self.words)
             # the program ends with this player, with the interpreter, or with its parent
             weakref.finalize(self, self.link.stop)
             atexit.register(self.link.stop)
@@ -282,17 +281,16 @@ class _Link:
     """The program's process and connection (kept apart from the player, so that the
     player's end can stop them)."""
 
-    def __init__(self, process: subprocess.Popen, wire: Wire, name: str):
+    def __init__(self, process: subprocess.Popen, wire: Wire):
         self.process = process
         self.wire = wire
-        self.name = name
         self.refused = 0
         self.pile = tables.new_table()
         self.last_turn = tables.new_table()
         self.stopped = False
 
     @classmethod
-    def start(cls, words: list[str], name: str) -> _Link:
+    def start(cls, words: list[str]) -> _Link:
         """Listen, start the program, accept it, read its profile, give it its number."""
         with socket.create_server((HOST, 0)) as listener:
             port = listener.getsockname()[1]
@@ -303,18 +301,18 @@ class _Link:
                                            stdout=subprocess.DEVNULL, start_new_session=True,
                                            preexec_fn=_die_with_parent)
             except OSError as err:
-                raise ProgramError(f"{name}: cannot start {args[0]!r}: "
+                raise ProgramError(f"cannot start {args[0]!r}: "
                                    f"{err.strerror or err}") from None
             try:
-                sock = _accept(listener, process, name)
+                sock = _accept(listener, process)
             except ProgramError:
                 _end(process)
                 raise
-        link = cls(process, Wire(sock, DECISION_LIMIT_S), name)
+        link = cls(process, Wire(sock, DECISION_LIMIT_S))
         try:
             profile = link.wire.read_table()
             if profile[0, 0] != PROTOCOL_VERSION:
-                raise ProgramError(f"{name}: it speaks protocol {int(profile[0, 0])}; we "
+                raise ProgramError(f"the program speaks protocol {int(profile[0, 0])}; we "
                                    f"speak {PROTOCOL_VERSION}")
             link.wire.send_int(NUMBER)
         except (WireClosed, WireSilent) as err:
@@ -337,7 +335,7 @@ class _Link:
                 pass
         status = self.process.poll()
         exited = "" if status is None else f"; it exited with status {status}"
-        return f"{self.name}: the program {what}{' ' + when if when else ''}{exited}"
+        return f"the program {what}{' ' + when if when else ''}{exited}"
 
     def end_game(self, flag: int) -> None:
         """The game (or every game) is over: a turn table nobody acts on, the last pile, the
@@ -362,7 +360,7 @@ class _Link:
         _end(self.process)
 
 
-def _accept(listener: socket.socket, process: subprocess.Popen, name: str) -> socket.socket:
+def _accept(listener: socket.socket, process: subprocess.Popen) -> socket.socket:
     listener.settimeout(POLL_S)
     deadline = time.monotonic() + CONNECT_LIMIT_S
     while time.monotonic() < deadline:
@@ -372,9 +370,9 @@ def _accept(listener: socket.socket, process: subprocess.Popen, name: str) -> so
         except socket.timeout:
             pass
         if process.poll() is not None:
-            raise ProgramError(f"{name}: the program exited with status {process.returncode} "
+            raise ProgramError(f"the program exited with status {process.returncode} "
                                "before it connected")
-    raise ProgramError(f"{name}: the program did not connect within {CONNECT_LIMIT_S:g} s")
+    raise ProgramError(f"the program did not connect within {CONNECT_LIMIT_S:g} s")
 
 
 def _end(process: subprocess.Popen) -> None:
