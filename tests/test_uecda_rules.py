@@ -187,3 +187,13 @@ def test_scripted_bots_play_the_preset(name):
         env.step(action)
     state = env.unwrapped.game_state
     assert state.terminal and sum(state.scores) == rounds * sum(Rules.preset("uecda").points)
+
+
+@pytest.mark.parametrize("key", Rules.UECDA_FIELDS)
+def test_training_tables_cannot_vary_the_unobserved_uecda_rules(key):
+    """The uecda preset's own rules are not in the observation, so a training table that
+    varied them would change the game unseen: the trainer's table keys leave them out."""
+    from climbrl.training.tables import Tables
+
+    with pytest.raises(ValueError, match="unknown key"):
+        Tables._distribution(key, [0, 1], DaifugoGame.rule_fields())

@@ -204,10 +204,13 @@ class DaifugoGame(GameDefaults):
 
     @staticmethod
     def rule_fields() -> dict[str, str]:
-        """The rules a table may set, name -> type name."""
+        """The rules a table may set, name -> type name. The uecda preset's own rules
+        (:attr:`Rules.UECDA_FIELDS`) are left out: the preset fixes them and the observation
+        does not carry them, so a table must not vary them."""
         import dataclasses
 
-        return {f.name: f.type for f in dataclasses.fields(Rules) if f.name != "preset_name"}
+        return {f.name: f.type for f in dataclasses.fields(Rules)
+                if f.name != "preset_name" and f.name not in Rules.UECDA_FIELDS}
 
     def rules_for(self, players: int, **rules: Any) -> Rules:
         """The rules of this game's preset at ``players`` seats with ``rules`` over it."""

@@ -219,6 +219,9 @@ class Rules:
     #: so the observation leaves them out (climbrl.envs.daifugo.observation)
     UECDA_SWITCHES = ("joker_suits", "joker_run_ends", "lead_pass")
     UECDA_OPTIONS = {"later_leader": ("three_of_diamonds",), "later_dealing": ("top_place",)}
+    #: every field the uecda preset added (none is observed)
+    UECDA_FIELDS = (*UECDA_SWITCHES, "run_revolution", "stall_passes", "class_block",
+                    "reseat_every")
 
     #: The seven switchable house rules of Daifugo (docs/rules.md).
     HOUSE_RULES = (
