@@ -41,6 +41,7 @@ ENV_MODULES = {name: entry.env_module for name, entry in GAMES.items()}
 ENV_IDS = {
     "climbrl/daifugo-v1": "climbrl.envs.daifugo_v1:env",
     "climbrl/president-v1": "climbrl.envs.president_v1:env",
+    "climbrl/uecda-v1": "climbrl.envs.uecda_v1:env",
     "climbrl/doudizhu-v1": "climbrl.envs.doudizhu_v1:env",
 }
 
