@@ -7,8 +7,8 @@ a person joining), so that rooms nobody uses any more can be dropped (:meth:`Sto
 Each op is committed before anyone hears of it, in a transaction of its own room (a failed
 write of one room leaves every other room's ops alone), and its number is the room's highest
 stored plus one, given by the file in that transaction: numbers are never reused and never
-skip. A server killed at any moment restarts with every room where it was: :meth:`Store.rooms`
-gives them back to replay. A room that cannot be replayed is set aside (:meth:`Store.set_aside`):
+skip. A server killed at any moment restarts with every room where it was: :meth:`Store.room`
+gives one back to replay (:meth:`Store.room_ids` names them all). A room that cannot be replayed is set aside (:meth:`Store.set_aside`):
 it stays in the file, listed in ``set_aside`` with the reason, and the server opens the others.
 
 Every SQLite call of a running server goes through :class:`Writer`, the store's own thread, so
@@ -187,6 +187,21 @@ class Store:
         for room_id, settings, seed in rows:
             ops = self.db.execute("SELECT n, op FROM ops WHERE room = ? ORDER BY n", (room_id,)).fetchall()
             yield room_id, settings, seed, ops
+
+    def room_ids(self) -> list[str]:
+        """The id of every room not set aside (one query: what a server starting up reads)."""
+        return [row[0] for row in self.db.execute(
+            "SELECT id FROM rooms WHERE id NOT IN (SELECT room FROM set_aside)")]
+
+    def room(self, room_id: str) -> tuple[str, int, list[tuple[int, str]]] | None:
+        """One room not set aside as ``(settings, seed, ops)``, as :meth:`rooms` gives it;
+        None when the file has no such room."""
+        row = self.db.execute("SELECT settings, seed FROM rooms WHERE id = ? AND id NOT IN "
+                              "(SELECT room FROM set_aside)", (room_id,)).fetchone()
+        if row is None:
+            return None
+        ops = self.db.execute("SELECT n, op FROM ops WHERE room = ? ORDER BY n", (room_id,)).fetchall()
+        return row[0], row[1], ops
 
     def set_aside(self, room_id: str, reason: str) -> None:
         """Keep a room that cannot be restored out of the server (its rows stay in the file)."""
