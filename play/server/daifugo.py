@@ -52,22 +52,25 @@ def make_rules(game: str, players: int, rounds: int, rules: dict[str, Any]) -> R
     return Rules.preset(game, players, rounds=rounds, **overrides)
 
 
-CATALOGS_KEPT = 4
+CATALOGS_KEPT = 6
 """catalogs kept while no table plays them (a few megabytes each, a fifth of a second to build)"""
-ENGINES_KEPT = 16
-"""engines kept while no table plays them (a few kilobytes over their catalog)"""
+ENGINES_KEPT = CATALOGS_KEPT
+"""engines kept while no table plays them (a few kilobytes over their catalog, a few
+milliseconds to build on it); no more than the catalogs, so the engines kept keep no catalog
+beyond those"""
 CATALOGS = Shared(Catalog, CATALOGS_KEPT)
 """one catalog per :meth:`Catalog.key_of` (the deck and the runs; house rules leave it alone)"""
-ENGINES = Shared(lambda rules: DaifugoGame(rules, catalog=CATALOGS(Catalog.key_of(rules), rules)),
-                 ENGINES_KEPT)
+ENGINES = Shared(lambda rules, catalog: DaifugoGame(rules, catalog=catalog), ENGINES_KEPT)
 
 
 def engine_for(rules: Rules) -> DaifugoGame:
     """One engine per rules config, shared by every room that plays it, on a catalog shared by
-    every rules config with its key (an engine holds no position). Regression: every rules
-    config built a catalog of its own and 64 engines were kept, used or not: a client making
-    rooms of random rules grew the server by hundreds of megabytes."""
-    return ENGINES(rules, rules)
+    every rules config with its key (an engine holds no position). The catalog is asked for
+    each time, so the last engines asked for are on the last catalogs asked for. Regression:
+    every rules config built a catalog of its own and 64 engines were kept, used or not: a
+    client making rooms of random rules grew the server by hundreds of megabytes."""
+    catalog = CATALOGS(Catalog.key_of(rules), rules)
+    return ENGINES(rules, rules, catalog)
 
 
 USUAL_PLAYERS = {"daifugo": (4, 3), "president": (4,)}
