@@ -1012,8 +1012,9 @@ def create_app(db: str | None = None, grace_s: float = DEFAULT_GRACE_S, **kwargs
         return FileResponse(STATIC / "index.html")
 
     async def health(request):
+        checking = server._checking
         return JSONResponse({"ok": True, "rooms": len(server.held), "in_memory": len(server.rooms),
-                             "ready": server.ready,
+                             "checked": checking is not None and checking.done(), "ready": server.ready,
                              "cpu": server.pool.stats()})
 
     from contextlib import asynccontextmanager
