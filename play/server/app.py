@@ -220,13 +220,15 @@ class TableServer:
         earlier = await self.writer.call(self.store.set_aside_rooms)
         log.info("%d rooms in the file, each restored when first joined; %d set aside earlier "
                  "(table set_aside)", len(self.held), len(earlier))
-        self._checking = asyncio.get_running_loop().create_task(self.check_stored())
-        self._checking.add_done_callback(_logged("checking the stored rooms"))
 
     async def check_stored(self) -> None:
         """Replay every stored room not in memory, one at a time (each in a thread), keeping
         none: a room that cannot be restored is set aside and logged now rather than when
-        someone joins it."""
+        someone joins it. It starts once the usual engines are built, so that the joins of
+        the first people back do not wait behind it."""
+        prep = getattr(self, "_preparing", None)
+        if prep is not None:
+            await asyncio.wait([prep])
         checked = 0
         for room_id in sorted(self.held):
             if room_id in self.rooms:
@@ -344,6 +346,8 @@ class TableServer:
         self._preparing = asyncio.gather(asyncio.to_thread(prepare_engines), self.pool.ready())
         self._preparing.add_done_callback(_logged("preparing the engines"))
         loop = asyncio.get_running_loop()
+        self._checking = loop.create_task(self.check_stored())
+        self._checking.add_done_callback(_logged("checking the stored rooms"))
         self._expiry = loop.create_task(self._expire_every(EXPIRY_CHECK_S))
         self._unloading = (loop.create_task(self._unload_every(min(self.unload_s, UNLOAD_CHECK_S)))
                            if self.unload_s else None)

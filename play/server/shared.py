@@ -18,12 +18,11 @@ from typing import Any
 
 class Shared:
     """``shared(key, *args)``: the value of ``key``, built by ``build(*args)`` the first time
-    and shared
-    while in use; the ``keep`` last asked for are kept unused too. Thread-safe (rooms are
-    built in threads); two threads asking for a new key at once may both build it, and one
-    value wins (a build never holds up the others)."""
+    and shared while in use; the ``keep`` last asked for are kept unused too. Thread-safe
+    (rooms are built in threads): a thread asking for a key being built waits for that build
+    rather than build it again, and builds of other keys go on meanwhile."""
 
-    def __init__(self, build: Callable[[Any], Any], keep: int):
+    def __init__(self, build: Callable[..., Any], keep: int):
         if keep < 1:
             raise ValueError(f"keep must be 1 or more, got {keep!r}")
         self.build = build
@@ -31,21 +30,35 @@ class Shared:
         self._in_use: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
         self._kept: OrderedDict[Hashable, Any] = OrderedDict()
         self._lock = threading.Lock()
+        self._building: dict[Hashable, threading.Lock] = {}
         self.builds = 0
         """values built so far (a measure of how often the kept ones were not enough)"""
 
     def __call__(self, key: Hashable, *args: Any) -> Any:
+        value = self._found(key)
+        if value is not None:
+            return value
+        with self._lock:
+            building = self._building.setdefault(key, threading.Lock())
+        with building:  # one build per key at a time; the others wait for it
+            value = self._found(key)
+            if value is None:
+                value = self.build(*args)
+                with self._lock:
+                    self._in_use[key] = value
+                    self.builds += 1
+                    self._remember(key, value)
+        with self._lock:
+            if self._building.get(key) is building and not building.locked():
+                del self._building[key]
+        return value
+
+    def _found(self, key: Hashable) -> Any:
         with self._lock:
             value = self._in_use.get(key)
             if value is not None:
                 self._remember(key, value)
-                return value
-        value = self.build(*args)
-        with self._lock:
-            value = self._in_use.setdefault(key, value)
-            self.builds += 1
-            self._remember(key, value)
-        return value
+            return value
 
     def _remember(self, key: Hashable, value: Any) -> None:
         self._kept[key] = value
