@@ -195,12 +195,12 @@ async def creator(url: str, seed: int, stop: asyncio.Event, stats: AbuseStats,
     has not read yet never piles up. ``head_start``: awaited first (the spammers' rooms)."""
     from websockets.asyncio.client import connect
 
-    if head_start is not None:
-        await head_start
     rng = random.Random(seed)
     who = "create"
     async with connect(url, max_size=MAX_FRAME, open_timeout=CONNECT_TIMEOUT_S) as ws:
         games = json.loads(await ws.recv())["games"]
+        if head_start is not None:  # connected first: the idle sockets take the others
+            await head_start
         names = sorted(games)
         answered = asyncio.Event()
         answered.set()
