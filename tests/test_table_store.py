@@ -304,3 +304,30 @@ def test_file_mode_an_existing_file_open_to_others_is_made_private(tmp_path, cap
             Store(db).close()
     assert mode(db) == PRIVATE
     assert "open to others (mode 644)" in caplog.text and db in caplog.text
+
+
+# -- joins and leaves ----------------------------------------------------------------------------
+
+
+def test_touches_queued_meanwhile_go_in_one_write(tmp_path):
+    """Regression: each join and leave was a write of its own, queued before the moves that
+    came after it: a client making rooms at its rate limit (a join and a leave each) held up
+    every room's moves behind those writes. The rooms touched while the file is busy go in
+    one transaction."""
+    from climbrl.play.server.store import Writer
+
+    store = Store(db_of(tmp_path))
+    rooms = [f"room{i}" for i in range(50)]
+    for room_id in rooms:
+        store.create_room(room_id, {"game": "daifugo"}, 1, [])
+    calls = []
+    real = store.touch
+    store.touch = lambda *ids: (calls.append(ids), real(*ids))[1]
+    writer = Writer(store)
+    busy = threading.Event()
+    writer.later(busy.wait)  # the file is busy with another write
+    for room_id in rooms + rooms[:5]:
+        writer.touch_later(room_id)
+    busy.set()
+    writer.close()
+    assert calls == [tuple(sorted(rooms))]

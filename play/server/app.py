@@ -802,7 +802,7 @@ class TableServer:
         if conn.room is not None:
             self._detach(conn)
         self.used[room.id] = time.monotonic()
-        self.writer.later(self.store.touch, room.id)
+        self.writer.touch_later(room.id)
         changed = []
         for s in seats:
             seat = room.seats[s]
@@ -863,7 +863,7 @@ class TableServer:
             return
         self.conns.get(room.id, set()).discard(conn)
         if room.id in self.rooms:  # the room's idle clock starts when its people leave
-            self.writer.later(self.store.touch, room.id)
+            self.writer.touch_later(room.id)
             self.used[room.id] = time.monotonic()
         seats = conn.seats
         conn.room = None

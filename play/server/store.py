@@ -26,6 +26,7 @@ import logging
 import os
 import sqlite3
 import stat
+import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -159,10 +160,12 @@ class Store:
             self.db.execute("UPDATE rooms SET touched = ? WHERE id = ?", (time.time(), room_id))
         return n
 
-    def touch(self, room_id: str) -> None:
-        """The room was used without an op (a person joined or came back)."""
+    def touch(self, *room_ids: str) -> None:
+        """The rooms were used without an op (a person joined, came back or left); one
+        transaction."""
+        now = time.time()
         with self._write():
-            self.db.execute("UPDATE rooms SET touched = ? WHERE id = ?", (time.time(), room_id))
+            self.db.executemany("UPDATE rooms SET touched = ? WHERE id = ?", [(now, r) for r in room_ids])
 
     def unused_since(self, cutoff: float) -> list[str]:
         """The ids of the rooms last used before ``cutoff`` (a ``time.time()`` value); rooms set
@@ -230,6 +233,8 @@ class Writer:
     def __init__(self, store: Store):
         self.store = store
         self.thread = ThreadPoolExecutor(1, thread_name_prefix="climbrl-rooms-file")
+        self._touched: set[str] = set()
+        self._touch_lock = threading.Lock()
 
     async def call(self, method: Callable[..., Any], *args: Any) -> Any:
         try:
@@ -243,6 +248,23 @@ class Writer:
             self.thread.submit(method, *args).add_done_callback(_log_failure)
         except RuntimeError:  # the server is stopping: the file is closed
             log.warning("the rooms file is closed; %s not done", getattr(method, "__name__", method))
+
+    def touch_later(self, room_id: str) -> None:
+        """:meth:`Store.touch` the room soon, without waiting: the rooms touched meanwhile go
+        in one transaction, queued once. Regression: each join and leave was a write of its
+        own, queued before the moves that came after it; a client making rooms at its rate
+        limit (a join and a leave each) held up every room's moves behind those writes."""
+        with self._touch_lock:
+            first = not self._touched
+            self._touched.add(room_id)
+        if first:
+            self.later(self._touch_all)
+
+    def _touch_all(self) -> None:
+        with self._touch_lock:
+            rooms, self._touched = self._touched, set()
+        if rooms:
+            self.store.touch(*sorted(rooms))
 
     def close(self) -> None:
         """Wait for the writes queued, then close the file."""
