@@ -114,6 +114,8 @@ class Connection:
         self.rate = protocol.RateLimit(rate, burst)
         self.queue: asyncio.Queue[str | None] = asyncio.Queue(SEND_QUEUE)
         self.closed = False
+        self.hinting = False
+        """a hint asked for on this connection is being worked out"""
 
     def close(self) -> None:
         """Close the socket once what was queued before has been sent."""
@@ -667,6 +669,9 @@ class TableServer:
         seat = self._acting_seat(conn, room, msg)
         if room.table is None or room.turn != seat:
             raise RoomError("no_hint", "a hint is for the seat to move")
+        if conn.hinting:  # its cost is known only once it is done: one at a time
+            raise RoomError("busy", "a hint is being worked out for you; wait for it")
+        conn.hinting = True
         # the position is read now, under the room's lock: a move right behind the hint must
         # not change what the hint is worked out for
         table = room.table
@@ -687,6 +692,8 @@ class TableServer:
         except Exception:  # noqa: BLE001 - the ranker failed: the table moved under it
             log.exception("a hint failed")
             action = None
+        finally:
+            conn.hinting = False
         conn.work.spend(time.perf_counter() - started)
         async with self._lock(room):
             if (action is None or room.v != v or room.table is not table or room.turn != seat
