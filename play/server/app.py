@@ -19,6 +19,7 @@ import json
 import logging
 import re
 import secrets
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -67,6 +68,11 @@ DEFAULT_IDLE_S = 120.0
 """a WebSocket that sends nothing for this long is closed (the page pings well within it)"""
 DEFAULT_SEATS_PER_CLIENT = 1
 """seats one client (IP address) may take in a friends room by joining without a token"""
+SWITCH_INTERVAL_S = 0.0005
+"""how long a thread of the server holds the interpreter before another may run (Python's
+default is 5 ms). An engine built in a thread (seconds for a four-player Dou Dizhu variant)
+held the event loop up to that long after each of its socket writes, so every room's moves
+took seconds while it was built; this lets the loop back in at once."""
 CLOSING_S = 5.0
 """how long a connection closed by the server has to read what it was sent last"""
 SEND_QUEUE = 256
@@ -342,6 +348,7 @@ class TableServer:
     async def startup(self) -> None:
         from .games import prepare_engines
 
+        sys.setswitchinterval(SWITCH_INTERVAL_S)
         self.pool.warm_up()
         await self.restore()
         # in the background: the first rooms of the usual tables need not build their engine
