@@ -348,6 +348,7 @@ class TableServer:
     async def startup(self) -> None:
         from .games import prepare_engines
 
+        self._switch_interval = sys.getswitchinterval()  # given back at shutdown
         sys.setswitchinterval(SWITCH_INTERVAL_S)
         self.pool.warm_up()
         await self.restore()
@@ -414,6 +415,8 @@ class TableServer:
             task.cancel()
         self.pool.close()
         self.writer.close()
+        if hasattr(self, "_switch_interval"):
+            sys.setswitchinterval(self._switch_interval)
 
     # -- the socket ------------------------------------------------------------------------
 
