@@ -65,6 +65,9 @@ FLAT_RATIO = 1.3
 """memory is flat when its last sample is within this factor of the sample after warm-up"""
 P99_MARK = 2.0
 """the abusers may at most multiply the other rooms' p99 by this"""
+MEMORY_MARK = 1.05
+"""memory is flat beside the abusers when the server's last sample is within this factor of
+its sample half-way through the run (what they make it hold must stop growing)"""
 ABUSERS_STOP_S = 30.0
 
 
@@ -226,14 +229,15 @@ async def bot(url: str, game: str, level: str, matches: int, seed: int, stats: S
 
 
 def memory_figures(samples: list[tuple[float, float]], warm_s: float = WARM_S) -> dict:
-    """First, after warm-up, last and peak of ``(seconds in, MB)`` samples, and whether the
-    last is within :data:`FLAT_RATIO` of the one after warm-up."""
+    """First, after warm-up, half-way, last and peak of ``(seconds in, MB)`` samples, and
+    whether the last is within :data:`FLAT_RATIO` of the one after warm-up."""
     if not samples:
         nan = float("nan")
-        return {"first": nan, "warm": nan, "last": nan, "peak": nan, "flat": False}
+        return {"first": nan, "warm": nan, "mid": nan, "last": nan, "peak": nan, "flat": False}
     warm = next((mb for t, mb in samples if t >= warm_s), samples[-1][1])
+    mid = next(mb for t, mb in samples if t >= samples[-1][0] / 2)
     last = samples[-1][1]
-    return {"first": samples[0][1], "warm": warm, "last": last,
+    return {"first": samples[0][1], "warm": warm, "mid": mid, "last": last,
             "peak": max(mb for _, mb in samples), "flat": last <= FLAT_RATIO * warm}
 
 
@@ -301,6 +305,7 @@ async def run(args, abuse: bool = False) -> dict:
     abuse_figures = await asyncio.to_thread(stop_abusers, *abusers) if abusers else None
     end = health(port)
     held = end["rooms"]
+    in_memory = end.get("in_memory", held)
     workers_end = workers_rss_mb(proc.pid)
     proc.terminate()
     proc.wait(10)
@@ -322,7 +327,7 @@ async def run(args, abuse: bool = False) -> dict:
         "mean_ms": statistics.fmean(lat) * 1000 if lat else float("nan"),
         "rss_idle_mb": idle_rss, "rss_peak_mb": peak[0], "errors": stats.errors[:10],
         "error_count": len(stats.errors), "unfinished_rooms": args.rooms - stats.finished,
-        "rooms_held": held, "server_cpu_s": server_cpu, "client_cpu_s": client_cpu,
+        "rooms_held": held, "rooms_in_memory": in_memory, "server_cpu_s": server_cpu, "client_cpu_s": client_cpu,
         "load_average": os.getloadavg(), "slowest_ms_at_s": slowest,
         "workers_rss_start_mb": workers_start, "workers_rss_warm_mb": workers_warm[0],
         "workers_rss_end_mb": workers_end,
@@ -348,13 +353,13 @@ def report(r: dict) -> None:
     for name, key in (("server", "server_memory"), ("workers", "worker_memory")):
         m = r[key]
         print(f"  memory {name:8s} {m['first']:.0f} MB first, {m['warm']:.0f} MB after {WARM_S:.0f} s, "
-              f"{m['last']:.0f} MB last, {m['peak']:.0f} MB peak: "
+              f"{m.get('mid', float('nan')):.0f} MB half-way, {m['last']:.0f} MB last, {m['peak']:.0f} MB peak: "
               f"{'flat' if m['flat'] else 'NOT flat'} (last within {FLAT_RATIO}x of after warm-up)")
     print(f"  CPU time         server {r['server_cpu_s']:.1f} s, bots {r['client_cpu_s']:.1f} s "
           f"(machine load average {r['load_average'][0]:.1f}, shared with other work)")
     print(f"  errors           {r['error_count']} {r['errors'][:3]}")
     print(f"  rooms unfinished {r['unfinished_rooms']} (refused, the CPUs busy: {r['refused_rooms']}); "
-          f"rooms held by the server {r['rooms_held']}")
+          f"rooms held by the server {r['rooms_held']} ({r['rooms_in_memory']} in memory)")
     cpu = r["cpu"]
     if cpu:
         late = cpu["timed_out"] / max(1, cpu["decisions"])
@@ -416,6 +421,13 @@ def main(argv=None) -> None:
         ratio = abused["p99_ms"] / calm["p99_ms"]
         print(f"abusers' effect: people's-move p99 {calm['p99_ms']:.1f} ms without, {abused['p99_ms']:.1f} ms "
               f"with: {ratio:.2f}x; within {P99_MARK:g}x: {'yes' if ratio <= P99_MARK else 'no'}")
+        m = abused["server_memory"]
+        more = m["last"] / calm["server_memory"]["last"]
+        grown = m["last"] / m["mid"]
+        print(f"abusers' effect: server memory at the end {calm['server_memory']['last']:.0f} MB without, "
+              f"{m['last']:.0f} MB with ({more:.2f}x); with them {m['mid']:.0f} MB half-way, "
+              f"{m['last']:.0f} MB at the end ({grown:.2f}x): flat (within {MEMORY_MARK:g}x): "
+              f"{'yes' if grown <= MEMORY_MARK else 'no'}")
     if args.json:
         print(json.dumps(results if args.compare else results[0]))
 

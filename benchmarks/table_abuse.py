@@ -49,6 +49,9 @@ RETRY_S = 1.0
 STOP_GRACE_S = SLOW_HEADER_S + 2.0
 """how long the clients have to stop once told"""
 CONNECT_TIMEOUT_S = 30.0
+HEAD_START_S = 15.0
+"""the room creators wait this long at most for the spammers to have their rooms: they share
+one address, and so one ``--rooms-per-client`` cap, which the creators would use up first"""
 SPAM_GAME = {"game": "doudizhu", "players": 4, "mode": "cpu", "pace_ms": 0}
 
 
@@ -99,9 +102,11 @@ async def _paced(interval: float, stop: asyncio.Event, step) -> None:
             due = time.monotonic()
 
 
-async def spammer(url: str, seed: int, level: str, stop: asyncio.Event, stats: AbuseStats) -> None:
+async def spammer(url: str, seed: int, level: str, stop: asyncio.Event, stats: AbuseStats,
+                  seated: asyncio.Semaphore | None = None) -> None:
     """``settings`` and ``hint`` just under the rate limit from a 4-player Dou Dizhu room (a
-    ``create`` refused as ``busy`` is asked again every :data:`RETRY_S`)."""
+    ``create`` refused as ``busy`` is asked again every :data:`RETRY_S`); ``seated`` is
+    released once it has its room."""
     from websockets.asyncio.client import connect
 
     rng = random.Random(seed)
@@ -121,6 +126,8 @@ async def spammer(url: str, seed: int, level: str, stop: asyncio.Event, stats: A
                 if msg.get("type") == "joined":
                     room[0] = msg["room"]
                     create["waiting"] = False
+                    if seated is not None:
+                        seated.release()
                 if msg.get("type") == "error" and msg.get("re") == "create":
                     create.update(waiting=False, refused_at=time.monotonic())
                 if msg.get("type") == "state":
@@ -181,16 +188,19 @@ def _rules(options: list[dict[str, Any]], rng: random.Random) -> dict[str, Any]:
     return out
 
 
-async def creator(url: str, seed: int, stop: asyncio.Event, stats: AbuseStats) -> None:
+async def creator(url: str, seed: int, stop: asyncio.Event, stats: AbuseStats,
+                  head_start=None) -> None:
     """``create`` at the rate limit, every room with rules of its own: the next as soon as
     the last is answered (``joined`` or an ``error``) and the rate allows, so what the server
-    has not read yet never piles up."""
+    has not read yet never piles up. ``head_start``: awaited first (the spammers' rooms)."""
     from websockets.asyncio.client import connect
 
     rng = random.Random(seed)
     who = "create"
     async with connect(url, max_size=MAX_FRAME, open_timeout=CONNECT_TIMEOUT_S) as ws:
         games = json.loads(await ws.recv())["games"]
+        if head_start is not None:  # connected first: the idle sockets take the others
+            await head_start
         names = sorted(games)
         answered = asyncio.Event()
         answered.set()
@@ -288,10 +298,23 @@ async def abuse(port: int, seed: int, level: str, stop: asyncio.Event, kinds=KIN
     url = f"ws://127.0.0.1:{port}/ws"
     stats = AbuseStats()
     tasks = []
+    seated = asyncio.Semaphore(0)
+
+    async def spammers_seated() -> None:
+        """Every spammer has its room (or :data:`HEAD_START_S` passed)."""
+        async def all_seated():
+            for _ in range(SPAMMERS):
+                await seated.acquire()
+        try:
+            await asyncio.wait_for(all_seated(), HEAD_START_S)
+        except asyncio.TimeoutError:
+            pass
+
+    head_start = asyncio.ensure_future(spammers_seated()) if "spam" in kinds else None
     if "spam" in kinds:
-        tasks += [spammer(url, seed + i, level, stop, stats) for i in range(SPAMMERS)]
+        tasks += [spammer(url, seed + i, level, stop, stats, seated) for i in range(SPAMMERS)]
     if "create" in kinds:
-        tasks += [creator(url, seed + SPAMMERS + i, stop, stats) for i in range(CREATORS)]
+        tasks += [creator(url, seed + SPAMMERS + i, stop, stats, head_start) for i in range(CREATORS)]
     if "slow" in kinds:
         tasks += [slow_headers(port, i, stop, stats) for i in range(SLOW_SOCKETS)]
     if "idle" in kinds:

@@ -320,10 +320,12 @@ def test_the_client_caps_reach_the_server(monkeypatch, tmp_path):
     monkeypatch.setattr(app, "run_app", lambda served, *a, **k: seen.setdefault("server", served.state.server))
     assert _status(["serve", "--port", str(_free_port()), "--db", str(tmp_path / "t.db"),
                     "--rooms-per-client", "7", "--max-rooms", "70", "--connections-per-client", "3",
-                    "--idle", "40", "--header-timeout", "4", "--seats-per-client", "2"]) == 0
+                    "--idle", "40", "--header-timeout", "4", "--seats-per-client", "2",
+                    "--unload-after", "90"]) == 0
     server = seen["server"]
     assert (server.rooms_per_client, server.max_rooms, server.connections_per_client,
-            server.idle_s, server.header_timeout_s, server.seats_per_client) == (7, 70, 3, 40.0, 4.0, 2)
+            server.idle_s, server.header_timeout_s, server.seats_per_client,
+            server.unload_s) == (7, 70, 3, 40.0, 4.0, 2, 90.0)
 
 
 @pytest.mark.parametrize("option", ["--idle", "--header-timeout"])
@@ -331,3 +333,10 @@ def test_a_connection_timeout_that_is_not_seconds_is_one_line(capsys, option):
     assert _status(["serve", option, "0"]) == 2
     line = one_error_line(capsys)
     assert option in line and "more than 0" in line, line
+
+
+@pytest.mark.parametrize("value", ["-1", "later", "nan"])
+def test_a_bad_unload_after_is_one_line(capsys, value):
+    assert _status(["serve", "--unload-after", value]) == 2
+    line = one_error_line(capsys)
+    assert "--unload-after" in line and "0 or more" in line and repr(value) in line, line

@@ -11,7 +11,7 @@ import pytest
 from pettingzoo.test import api_test, render_test, seed_test
 
 import envs  # noqa: F401  (registers the environments)
-from climbrl.envs import daifugo_v1, president_v1
+from climbrl.envs import daifugo_v1, president_v1, uecda_v1
 from climbrl.envs.core.aec import IllegalMoveWarning
 from climbrl.envs.daifugo.rules import Rules
 
@@ -21,6 +21,7 @@ ENV_CONFIGS = [
     *[(daifugo_v1, {"players": 4, rule: False}) for rule in Rules.HOUSE_RULES if rule != "illegal_finish"],
     (daifugo_v1, dict(players=4, illegal_finish=True)),
     *[(president_v1, dict(players=n)) for n in (3, 5, 6, 8)],
+    (uecda_v1, dict(rounds=4)),
 ]
 ENV_IDS = [f"{m.NAME}-" + "-".join(f"{k}={v}" for k, v in kw.items()) for m, kw in ENV_CONFIGS]
 
@@ -40,6 +41,35 @@ def test_make_through_the_registry():
     env = pettingzoo.make("aec", "climbrl/president-v1", players=6)
     env.reset(seed=0)
     assert env.unwrapped.metadata["name"] == "president_v1"
+
+
+def test_uecda_through_the_registry():
+    env = pettingzoo.make("aec", "climbrl/uecda-v1", rounds=2)
+    env.reset(seed=0)
+    assert env.unwrapped.metadata["name"] == "uecda_v1"
+    assert len(env.possible_agents) == 5
+    assert env.unwrapped.rules == Rules.preset("uecda", rounds=2)
+
+
+def test_uecda_default_match_is_one_class_block():
+    env = uecda_v1.env()
+    env.reset(seed=1)
+    assert env.unwrapped.rules.rounds == env.unwrapped.rules.class_block == 100
+
+
+def test_uecda_observation_rows_follow_the_turn_order():
+    """Row 1 of a seat's observation is the seat that plays after it (the reseating draws
+    the turn order; index order is not it)."""
+    env = uecda_v1.env(rounds=1)
+    env.reset(seed=3)
+    game, state = env.unwrapped.game, env.unwrapped.game_state
+    assert state.order != tuple(range(5)), "pick a seed that draws another order"
+    counts = game.layout.slices["hand_counts"]
+    for seat in range(5):
+        rows = game.observe(state, seat)[counts]
+        at = state.order.index(seat)
+        want = [state.hands[state.order[(at + r) % 5]].bit_count() for r in range(5)]
+        assert rows.tolist() == want
 
 
 def _random_match(env, rng):

@@ -29,6 +29,8 @@ CONFIGS = [
     ("daifugo", 3, (("illegal_finish", True),)),
     ("daifugo", 4, (("jokers", 1), ("spade_three_return", True))),
     ("daifugo", 4, (("jokers", 0), ("spade_three_return", False))),
+    ("uecda", 5, (("rounds", 7),)),
+    ("uecda", 5, (("rounds", 5), ("class_block", 2), ("reseat_every", 2))),
     ("president", 3, ()),
     ("president", 4, (("runs", True), ("jokers", 2))),
     ("president", 5, (("skip_on_equal", True), ("bombs", True), ("jokers", 1))),
@@ -89,7 +91,7 @@ def reference_legal(game, state) -> set[int]:
         return {m.id for m in moves if m.kind == GIVE and _can_make(game, m, hand)}
     plays = [m for m in moves if m.kind in (SINGLE, SET, RUN) and _can_make(game, m, hand)]
     if state.pile < 0:
-        return {m.id for m in plays}
+        return {m.id for m in plays} | ({cat.pass_id} if rules.lead_pass else set())
     pile = moves[state.pile]
     rev = state.revolution != state.jack_back
     out = {cat.pass_id}
@@ -105,6 +107,10 @@ def reference_legal(game, state) -> set[int]:
             ):
                 out.add(m.id)
             continue
+        if state.lock and rules.joker_suits and m.low != JOKER_RANK:
+            # UECda: a joker shows the suit it stands for, so a reply shows the locked suits
+            if cat.lock_suits[m.id] != state.lock:
+                continue
         if state.lock:
             # a locked pile: exactly those suits; jokers stand in for missing locked suits
             if m.suits & ~state.lock:
@@ -202,7 +208,9 @@ def play_match(game, rng, check_reference: bool, options=None):
             if not state.terminal:
                 in_play = card_total(state)
                 assert in_play == game.deck.full, "a new round deals the whole deck"
-                if state.phase == PHASE_PLAY:
+                if state.phase == PHASE_PLAY and rules.later_leader == "three_of_diamonds":
+                    assert state.hands[state.current_player] & game.diamond_three_bit
+                elif state.phase == PHASE_PLAY:
                     place = game.num_players - 1 if rules.later_leader == "last_place" else 0
                     assert state.current_player == titles.index(place)
         assert len(trace) <= game.max_game_length
@@ -225,7 +233,8 @@ def test_random_playouts(config):
         play_match(game, rng, check_reference=i < 4)
 
 
-@pytest.mark.parametrize("config", CONFIGS[:2] + CONFIGS[-3:], ids=IDS[:2] + IDS[-3:])
+@pytest.mark.parametrize("config", CONFIGS[:2] + CONFIGS[-8:-7] + CONFIGS[-3:],
+                         ids=IDS[:2] + IDS[-8:-7] + IDS[-3:])
 def test_same_seed_and_deal_code_replay(config):
     preset, players, overrides = config
     game = game_for(preset, players, overrides)
@@ -261,7 +270,7 @@ def test_revolution_counts_jokers():
     assert RANK_J not in _real_ranks(game.catalog.moves[game.action_from_str("9s Ts JK=Js")])
 
 
-FROM_VIEW = [0, -1, -2, -4, -5]  # Daifugo; President two decks, with any-suit runs, one deck
+FROM_VIEW = [0, -1, -2, -4, -5, -7]  # Daifugo; President two decks, any-suit runs, one deck; UECda
 
 
 @pytest.mark.parametrize("config", [CONFIGS[i] for i in FROM_VIEW], ids=[IDS[i] for i in FROM_VIEW])

@@ -205,7 +205,7 @@ def test_the_site_builds_strictly_and_its_links_resolve(tmp_path):
     assert done.returncode == 0, done.stdout + done.stderr
     broken, _ = _load_module(DOCS / "check_links.py").check(site)
     assert not broken, broken
-    for page in ("envs/daifugo_v1", "envs/president_v1", "envs/doudizhu_v1"):
+    for page in ("envs/daifugo_v1", "envs/president_v1", "envs/uecda_v1", "envs/doudizhu_v1"):
         html = (site / page / "index.html").read_text()
         assert "Version history" in html, page  # the module docstring is the page
     assert "<code>--deals DEALS</code>" in (site / "cli" / "index.html").read_text()

@@ -227,6 +227,40 @@ def test_a_hint_leaves_the_table_version_and_sends_nobody_a_frame(tmp_path):
         assert after["type"] == "state" and after["v"] > state["v"], after
 
 
+def test_hints_asked_for_faster_than_worked_out_are_busy(tmp_path, monkeypatch):
+    """Regression: a hint's cost was spent from the connection's work budget only once worked
+    out, so hints asked for meanwhile were all let in: four connections asking for hints of
+    4-player Dou Dizhu hands piled up seconds of work, and every room's moves waited behind
+    it. One hint at a time per connection; another asked for meanwhile is ``busy``."""
+    import time as clock
+
+    from climbrl.play.server.rooms import Room
+
+    real = Room.hint_ranker
+
+    def slow(room, seat):
+        ranker = real(room, seat)
+        think = ranker.next_counted
+
+        def next_counted(*args):
+            clock.sleep(0.5)
+            return think(*args)
+
+        ranker.next_counted = next_counted
+        return ranker
+
+    monkeypatch.setattr(Room, "hint_ranker", slow)
+    app = make_app(tmp_path, work_per_s=10.0, work_burst_s=10.0)  # the budget is not what refuses
+    with TestClient(app) as tc, tc.websocket_connect("/ws") as ws:
+        client = _client(ws)
+        client.create(game="doudizhu", mode="cpu", pace_ms=0)
+        client.until(lambda s: client.my_turn(s))
+        first, second = client.send({"type": "hint"}), client.send({"type": "hint"})
+        assert _reply_to_any(client, second)["code"] == "busy"
+        assert _reply_to_any(client, first)["type"] == "hint"
+        assert _reply_to_any(client, client.send({"type": "hint"}))["type"] == "hint"  # done: again
+
+
 def _reply_to_any(client: TableClient, rid: int) -> dict:
     for _ in range(500):
         message = client.receive()

@@ -244,7 +244,8 @@ def test_set_aside_a_damaged_room_and_the_others_open(tmp_path, caplog):
     app = make_app(tmp_path)
     with caplog.at_level(logging.ERROR, "climbrl.table"), TestClient(app) as tc:
         good, token = made["good"]
-        assert set(app.state.server.rooms) == {good}
+        tc.portal.call(app.state.server.checked)  # the start-up check, in the background
+        assert app.state.server.held == {good}
         assert rejoin(tc, good, token)["started"]
         for why in DAMAGE:
             room_id = made[why][0]
@@ -262,8 +263,9 @@ def test_set_aside_a_damaged_room_and_the_others_open(tmp_path, caplog):
     # a later start opens the good room again and leaves the others aside, without a new error
     caplog.clear()
     app = make_app(tmp_path)
-    with caplog.at_level(logging.ERROR, "climbrl.table"), TestClient(app):
-        assert set(app.state.server.rooms) == {made["good"][0]}
+    with caplog.at_level(logging.ERROR, "climbrl.table"), TestClient(app) as tc:
+        tc.portal.call(app.state.server.checked)
+        assert app.state.server.held == {made["good"][0]}
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
 
 
@@ -302,3 +304,30 @@ def test_file_mode_an_existing_file_open_to_others_is_made_private(tmp_path, cap
             Store(db).close()
     assert mode(db) == PRIVATE
     assert "open to others (mode 644)" in caplog.text and db in caplog.text
+
+
+# -- joins and leaves ----------------------------------------------------------------------------
+
+
+def test_touches_queued_meanwhile_go_in_one_write(tmp_path):
+    """Regression: each join and leave was a write of its own, queued before the moves that
+    came after it: a client making rooms at its rate limit (a join and a leave each) held up
+    every room's moves behind those writes. The rooms touched while the file is busy go in
+    one transaction."""
+    from climbrl.play.server.store import Writer
+
+    store = Store(db_of(tmp_path))
+    rooms = [f"room{i}" for i in range(50)]
+    for room_id in rooms:
+        store.create_room(room_id, {"game": "daifugo"}, 1, [])
+    calls = []
+    real = store.touch
+    store.touch = lambda *ids: (calls.append(ids), real(*ids))[1]
+    writer = Writer(store)
+    busy = threading.Event()
+    writer.later(busy.wait)  # the file is busy with another write
+    for room_id in rooms + rooms[:5]:
+        writer.touch_later(room_id)
+    busy.set()
+    writer.close()
+    assert calls == [tuple(sorted(rooms))]

@@ -161,3 +161,39 @@ def test_lead_pass_only_where_switched_on():
     game = game_for("daifugo", 4)
     state = game.new_state(np.random.default_rng(0))
     assert game.catalog.pass_id not in state.legal_actions()
+
+
+@pytest.mark.parametrize("name", ["scripted-easy", "scripted-medium"])
+def test_scripted_bots_play_the_preset(name):
+    """The Daifugo bots play a UECda match to its end with legal moves only (the env ends a
+    match early on a masked move)."""
+    from climbrl import policies
+    from climbrl.envs import uecda_v1
+
+    rounds = 2
+    env = uecda_v1.env(rounds=rounds)
+    env.reset(seed=4)
+    players = {}
+    for i, agent in enumerate(env.possible_agents):
+        players[agent] = policies.load("daifugo", name, seed=i)
+        players[agent].bind(env.unwrapped.game)
+    for agent in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        action = players[agent].act(obs, env.unwrapped.view(env.possible_agents.index(agent)))
+        assert obs["action_mask"][action], f"{name} chose a masked move"
+        env.step(action)
+    state = env.unwrapped.game_state
+    assert state.terminal and sum(state.scores) == rounds * sum(Rules.preset("uecda").points)
+
+
+@pytest.mark.parametrize("key", Rules.UECDA_FIELDS)
+def test_training_tables_cannot_vary_the_unobserved_uecda_rules(key):
+    """The uecda preset's own rules are not in the observation, so a training table that
+    varied them would change the game unseen: the trainer's table keys leave them out."""
+    from climbrl.training.tables import Tables
+
+    with pytest.raises(ValueError, match="unknown key"):
+        Tables._distribution(key, [0, 1], DaifugoGame.rule_fields())

@@ -204,10 +204,13 @@ class DaifugoGame(GameDefaults):
 
     @staticmethod
     def rule_fields() -> dict[str, str]:
-        """The rules a table may set, name -> type name."""
+        """The rules a table may set, name -> type name. The uecda preset's own rules
+        (:attr:`Rules.UECDA_FIELDS`) are left out: the preset fixes them and the observation
+        does not carry them, so a table must not vary them."""
         import dataclasses
 
-        return {f.name: f.type for f in dataclasses.fields(Rules) if f.name != "preset_name"}
+        return {f.name: f.type for f in dataclasses.fields(Rules)
+                if f.name != "preset_name" and f.name not in Rules.UECDA_FIELDS}
 
     def rules_for(self, players: int, **rules: Any) -> Rules:
         """The rules of this game's preset at ``players`` seats with ``rules`` over it."""
@@ -544,11 +547,9 @@ class DaifugoGame(GameDefaults):
             st.pile_cards = cards_within(deck, within, pile["cards"])
             st.last_player = pile["by"]
             st.lock = sum(1 << SUITS.index(ch) for ch in (view["lock"] or ""))
-            if self.rules.joker_suits:
-                # UECda: a joker counts as the suit it stands for; a lone joker starts no lock
+            st.prev_suits = -1 if st.pile_cards & deck.joker_mask else cat.suits[st.pile]
+            if self.rules.joker_suits:  # UECda: the joker counts as the suit it stands for
                 st.prev_suits = -1 if cat.low[st.pile] == JOKER_RANK else cat.lock_suits[st.pile]
-            else:
-                st.prev_suits = -1 if st.pile_cards & deck.joker_mask else cat.suits[st.pile]
             st.jack_back = view["jack_back"]
         st.passed = sum(1 << s for s in range(players) if view["passed"][s])
         st.passed_pile = sum(1 << s for s in range(players) if view["passed_pile"][s])
@@ -559,8 +560,19 @@ class DaifugoGame(GameDefaults):
             if text != "pass":
                 break
             st.pass_run += 1
-        # who got the lead of an empty pile is not in the view: the seat to move stands in
+        # who got the lead of an empty pile: the passes on it ran in turn order from that
+        # seat to the seat to move, so walk back over the seats in the round that passed
         st.lead_seat = st.current_player
+        if st.pile < 0 and st.passed and st.current_player >= 0:
+            back = st.order[::-1]
+            at = back.index(st.current_player)
+            for step in range(1, players):
+                s = back[(at + step) % players]
+                if not st.active >> s & 1:
+                    continue
+                if not st.passed >> s & 1:
+                    break
+                st.lead_seat = s
         st._legal = None
         return st
 

@@ -4,10 +4,10 @@ The observation is one float32 vector cut into named slices (:func:`build_layout
 its fields and their bounds are the same for every table of a preset, whatever its rules,
 player count or round count: one network reads every table of its game. Rows that describe
 seats are seat-relative: row 0 is the observer, row 1 the next seat in turn order; there is a
-row for every seat of the preset's largest table (``P``: Daifugo 4, President 8) and the rows
-past this table's seats are zeros, with ``present`` 0. Card fields have one slot per (rank,
-suit), rank-major in the normal order (``3s 3h 3d 3c 4s ... 2c``), holding how many copies,
-then one slot with the number of jokers (0 when the deck has none).
+row for every seat of the preset's largest table (``P``: Daifugo 4, President 8, UECda 5)
+and the rows past this table's seats are zeros, with ``present`` 0. Card fields have one
+slot per (rank, suit), rank-major in the normal order (``3s 3h 3d 3c 4s ... 2c``), holding
+how many copies, then one slot with the number of jokers (0 when the deck has none).
 
 =============== ============ =============================================================
 field           shape        content
@@ -40,8 +40,8 @@ phase           (3,)         one-hot: exchange, play, over
 to_move         (P,)         one-hot seat to move
 played_ranks    (13,)        real cards of this round's unsuited plays, per rank (*)
 pile_ranks      (13,)        real cards of the pile's play per rank, when it is unsuited (*)
-switches        (S,)         every on/off rule of :class:`~climbrl.envs.daifugo.rules.Rules`, in the
-                             order of :data:`SWITCHES`: 1 when on
+switches        (S,)         every on/off rule of :class:`~climbrl.envs.daifugo.rules.Rules` but
+                             the uecda preset's own, in the order of :data:`SWITCHES`: 1 when on
 choices         (C,)         one-hot per rule with named options (:data:`CHOICES`: run
                              suits, first leader, later leader, later dealing)
 decks           (1,)         packs of 52 in the deck

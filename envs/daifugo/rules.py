@@ -70,7 +70,9 @@ Rulings this engine adds where the usual rules are silent (all in ``docs/rules.m
   diamonds' holder leads every round, after the exchange; a run of 5+ revolts; the joker in
   a run or a set counts as the suit it stands for in the lock; the eight cut needs a real 8
   (a joker standing for an 8 does not cut); ``stall_passes`` places the seats at random with
-  the match's RNG, so a replayed match places them alike.
+  the match's RNG, so a replayed match places them alike; a lone joker lifts the lock; a
+  set's joker may stand for a card its player also holds; a set-up from hands keeps the
+  seats in index order until the next reseating round.
 """
 
 from __future__ import annotations
@@ -217,6 +219,9 @@ class Rules:
     #: so the observation leaves them out (climbrl.envs.daifugo.observation)
     UECDA_SWITCHES = ("joker_suits", "joker_run_ends", "lead_pass")
     UECDA_OPTIONS = {"later_leader": ("three_of_diamonds",), "later_dealing": ("top_place",)}
+    #: every field the uecda preset added (none is observed)
+    UECDA_FIELDS = (*UECDA_SWITCHES, "run_revolution", "stall_passes", "class_block",
+                    "reseat_every")
 
     #: The seven switchable house rules of Daifugo (docs/rules.md).
     HOUSE_RULES = (

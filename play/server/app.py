@@ -19,6 +19,7 @@ import json
 import logging
 import re
 import secrets
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -55,13 +56,23 @@ DEFAULT_ROOMS_PER_CLIENT = 20
 """rooms one client (IP address) may create in :data:`ROOM_WINDOW_S`"""
 ROOM_WINDOW_S = 3600.0
 DEFAULT_MAX_ROOMS = 2000
-"""rooms the server holds in all (memory, and the replay at start-up, grow with them)"""
+"""rooms the server holds in all (its file, and the check at start-up, grow with them)"""
+DEFAULT_UNLOAD_S = 300.0
+"""a room nobody is connected to, where nothing has happened for this long, leaves memory (it
+is rebuilt from the file when someone joins it); 0 keeps every room in memory"""
+UNLOAD_CHECK_S = 10.0
+"""how often a running server looks for such rooms (more often when ``unload_s`` is shorter)"""
 DEFAULT_CONNECTIONS_PER_CLIENT = 32
 """WebSockets one client (IP address) may hold open at once"""
 DEFAULT_IDLE_S = 120.0
 """a WebSocket that sends nothing for this long is closed (the page pings well within it)"""
 DEFAULT_SEATS_PER_CLIENT = 1
 """seats one client (IP address) may take in a friends room by joining without a token"""
+SWITCH_INTERVAL_S = 0.0005
+"""how long a thread of the server holds the interpreter before another may run (Python's
+default is 5 ms). An engine built in a thread (seconds for a four-player Dou Dizhu variant)
+held the event loop up to that long after each of its socket writes, so every room's moves
+took seconds while it was built; this lets the loop back in at once."""
 CLOSING_S = 5.0
 """how long a connection closed by the server has to read what it was sent last"""
 SEND_QUEUE = 256
@@ -109,6 +120,8 @@ class Connection:
         self.rate = protocol.RateLimit(rate, burst)
         self.queue: asyncio.Queue[str | None] = asyncio.Queue(SEND_QUEUE)
         self.closed = False
+        self.hinting = False
+        """a hint asked for on this connection is being worked out"""
 
     def close(self) -> None:
         """Close the socket once what was queued before has been sent."""
@@ -148,9 +161,13 @@ class TableServer:
                  connections_per_client: int = DEFAULT_CONNECTIONS_PER_CLIENT,
                  idle_s: float = DEFAULT_IDLE_S,
                  header_timeout_s: float = DEFAULT_HEADER_TIMEOUT_S,
-                 seats_per_client: int = DEFAULT_SEATS_PER_CLIENT):
+                 seats_per_client: int = DEFAULT_SEATS_PER_CLIENT,
+                 unload_s: float = DEFAULT_UNLOAD_S):
         if not room_days >= 0:
             raise ValueError(f"room_days must be 0 (keep every room) or more, got {room_days!r}")
+        if not unload_s >= 0:
+            raise ValueError(f"unload_s must be 0 (keep every room in memory) or more seconds, "
+                             f"got {unload_s!r}")
         self.store = Store(db, busy_timeout_s)
         self.writer = Writer(self.store)
         self.room_days = room_days
@@ -174,56 +191,176 @@ class TableServer:
         self.created: dict[str, collections.deque[float]] = {}
         """client address -> when it created its rooms of the last :data:`ROOM_WINDOW_S`"""
         self.pool = CpuPool(workers, think_s, cpu_backend, cpu_wait_s)
+        self.held: set[str] = set()
+        """the id of every room the server holds (in its file, not set aside), in memory or not"""
         self.rooms: dict[str, Room] = {}
+        """the rooms in memory (:meth:`_load` brings one in, :meth:`unload_idle` takes it out)"""
+        self.loading: dict[str, asyncio.Future] = {}
+        """room id -> its replay from the file under way (a join and the start-up check share it)"""
+        self.used: dict[str, float] = {}
+        """room id (in memory) -> when something last happened in it (``time.monotonic()``)"""
+        self.away_when_unloaded: dict[str, list[int]] = {}
+        """room id (out of memory) -> the seats that were away when it left memory (who is
+        away is no op, so the file does not know)"""
+        self.unload_s = unload_s
         self.conns: dict[str, set[Connection]] = {}
         self.cpu_tasks: dict[str, asyncio.Task] = {}
         self.grace_tasks: dict[tuple[str, int], asyncio.Task] = {}
         self.hint_tasks: set[asyncio.Task] = set()
         self.locks: dict[str, asyncio.Lock] = {}
         self.restored = 0
+        """rooms brought back into memory from the file"""
         self.set_aside = 0
         self._cpu_turn: asyncio.Lock | None = None
+        self._checking: asyncio.Task | None = None
 
     # -- start and stop ----------------------------------------------------------------------
 
     async def restore(self) -> None:
-        """Every stored room, its ops executed again; people reconnect with their tokens. Rooms
-        unused for ``room_days`` are dropped first. A room that cannot be restored (a damaged
-        row, an op its room refuses) is set aside in the file, and logged with the reason; the
-        others open."""
+        """Rooms unused for ``room_days`` are dropped, and the others are known by their ids:
+        none is replayed yet, so the server listens at once. A room is rebuilt from its ops
+        when someone first joins it (:meth:`_load`); meanwhile :meth:`check_stored` replays
+        the others one at a time in the background, to set aside (in the file, logged with
+        the reason) those that cannot be restored. Regression: every room was replayed before
+        the server listened, a start-up that grew with the rooms (seconds for a thousand)."""
         await self.expire_rooms()
-        stored = await self.writer.call(lambda: list(self.store.rooms()))
-        for room_id, settings, seed, ops in stored:
-            try:
-                room = _replay(room_id, settings, seed, ops)
-            except DamagedRoom as err:
-                reason = str(err)
-                log.error("room %s set aside, it cannot be restored: %s", room_id, reason)
-                await self.writer.call(self.store.set_aside, room_id, reason)
-                self.set_aside += 1
-                continue
-            self.rooms[room_id] = room
-            self.conns[room_id] = set()
-            self.restored += 1
+        self.held = set(await self.writer.call(self.store.room_ids))
         earlier = await self.writer.call(self.store.set_aside_rooms)
-        log.info("restored %d rooms; %d set aside in the file (table set_aside), %d of them now",
-                 self.restored, len(earlier), self.set_aside)
+        log.info("%d rooms in the file, each restored when first joined; %d set aside earlier "
+                 "(table set_aside)", len(self.held), len(earlier))
+
+    async def check_stored(self) -> None:
+        """Replay every stored room not in memory, one at a time (each in a thread), keeping
+        none: a room that cannot be restored is set aside and logged now rather than when
+        someone joins it. It starts once the usual engines are built, so that the joins of
+        the first people back do not wait behind it."""
+        prep = getattr(self, "_preparing", None)
+        if prep is not None:
+            await asyncio.wait([prep])
+        checked = 0
+        for room_id in sorted(self.held):
+            if room_id in self.rooms:
+                continue
+            try:
+                await self._load(room_id, install=False)
+            except StoreError as err:
+                log.error("checking room %s failed (it is checked when joined): %s", room_id, err)
+            checked += 1
+        log.info("checked %d stored rooms; %d set aside since the start", checked, self.set_aside)
+
+    async def checked(self) -> None:
+        """Wait for :meth:`check_stored` to be done."""
+        if self._checking is not None:
+            await asyncio.wait([self._checking])
+
+    async def _load(self, room_id: str, install: bool = True) -> Room | None:
+        """The room ``room_id`` in memory: replayed from the file unless it is there (one
+        replay at a time per room, shared by whoever asks meanwhile); None when the server
+        holds no such room or it cannot be restored (then set aside). ``install=False`` only
+        replays it (the start-up check)."""
+        room = self.rooms.get(room_id)
+        if room is not None or room_id not in self.held:
+            return room
+        pending = self.loading.get(room_id)
+        if pending is None:
+            pending = self.loading[room_id] = asyncio.ensure_future(self._replay_stored(room_id))
+
+            def done(future: asyncio.Future) -> None:
+                if self.loading.get(room_id) is future:
+                    del self.loading[room_id]
+
+            pending.add_done_callback(done)
+        room = await asyncio.shield(pending)
+        if room is None or room_id not in self.held:  # set aside, or expired meanwhile
+            return None
+        if not install:
+            return room
+        if room_id not in self.rooms:  # the first of those who waited for it
+            self._install(room)
+        return self.rooms[room_id]
+
+    async def _replay_stored(self, room_id: str) -> Room | None:
+        stored = await self.writer.call(self.store.room, room_id)
+        if stored is None:
+            self.held.discard(room_id)
+            return None
+        try:
+            return await asyncio.to_thread(_replay, room_id, *stored)
+        except DamagedRoom as err:
+            reason = str(err)
+            log.error("room %s set aside, it cannot be restored: %s", room_id, reason)
+            await self.writer.call(self.store.set_aside, room_id, reason)
+            self.held.discard(room_id)
+            self.set_aside += 1
+            return None
+
+    def _install(self, room: Room) -> None:
+        """A room just replayed from the file takes its place: in a friends room the seats that
+        were away when it left memory are away again; after a restart, its people get the
+        grace to come back; its CPUs play on if it is their turn."""
+        self.rooms[room.id] = room
+        self.conns.setdefault(room.id, set())
+        self.used[room.id] = time.monotonic()
+        self.restored += 1
+        away = self.away_when_unloaded.pop(room.id, None)
+        if room.mode == "friends":
+            for i, seat in enumerate(room.seats):
+                if seat.kind != "human":
+                    continue
+                if away is None:
+                    self._start_grace(room, i)
+                else:
+                    seat.away = i in away
+        self.schedule_cpu(room)
+
+    def unload_idle(self) -> list[str]:
+        """Take out of memory the rooms nobody is connected to where nothing has happened for
+        ``unload_s`` (no CPU to move, nobody's grace running, no op under way); returns their
+        ids. Each stays in the file and comes back as it was when someone joins it.
+        Regression: every room ever made or restored stayed in memory, its table, engine and
+        hints with it."""
+        if not self.unload_s:
+            return []
+        cutoff = time.monotonic() - self.unload_s
+        gone = []
+        for room_id, room in list(self.rooms.items()):
+            lock = self.locks.get(room_id)
+            if (self.used.get(room_id, cutoff) > cutoff or self.conns.get(room_id)
+                    or room_id in self.cpu_tasks or (lock is not None and lock.locked())
+                    or any((room_id, s) in self.grace_tasks for s in range(room.players))):
+                continue
+            away = [i for i, seat in enumerate(room.seats) if seat.away]
+            if away:
+                self.away_when_unloaded[room_id] = away
+            for table in (self.rooms, self.conns, self.locks, self.used):
+                table.pop(room_id, None)
+            gone.append(room_id)
+        if gone:
+            log.info("%d rooms left memory (nothing happened in them for %g s)", len(gone),
+                     self.unload_s)
+        return gone
+
+    async def _unload_every(self, seconds: float) -> None:
+        while True:
+            await asyncio.sleep(seconds)
+            self.unload_idle()
 
     async def startup(self) -> None:
         from .games import prepare_engines
 
+        self._switch_interval = sys.getswitchinterval()  # given back at shutdown
+        sys.setswitchinterval(SWITCH_INTERVAL_S)
         self.pool.warm_up()
         await self.restore()
-        for room in self.rooms.values():
-            if room.mode == "friends":
-                for i, seat in enumerate(room.seats):
-                    if seat.kind == "human":
-                        self._start_grace(room, i)
-            self.schedule_cpu(room)
         # in the background: the first rooms of the usual tables need not build their engine
         self._preparing = asyncio.gather(asyncio.to_thread(prepare_engines), self.pool.ready())
-        self._preparing.add_done_callback(_quiet)
-        self._expiry = asyncio.get_running_loop().create_task(self._expire_every(EXPIRY_CHECK_S))
+        self._preparing.add_done_callback(_logged("preparing the engines"))
+        loop = asyncio.get_running_loop()
+        self._checking = loop.create_task(self.check_stored())
+        self._checking.add_done_callback(_logged("checking the stored rooms"))
+        self._expiry = loop.create_task(self._expire_every(EXPIRY_CHECK_S))
+        self._unloading = (loop.create_task(self._unload_every(min(self.unload_s, UNLOAD_CHECK_S)))
+                           if self.unload_s else None)
 
     async def expire_rooms(self) -> list[str]:
         """Drop the rooms (from memory and the file) nobody has used for ``room_days``, none
@@ -236,6 +373,9 @@ class TableServer:
         unused = await self.writer.call(self.store.unused_since, cutoff)
         gone = [r for r in unused if not self.conns.get(r)]
         for room_id in gone:
+            self.held.discard(room_id)
+            self.used.pop(room_id, None)
+            self.away_when_unloaded.pop(room_id, None)
             self.rooms.pop(room_id, None)
             self.conns.pop(room_id, None)
             self.locks.pop(room_id, None)
@@ -267,13 +407,16 @@ class TableServer:
         prep = getattr(self, "_preparing", None)
         if prep is not None and not prep.done():
             prep.cancel()
-        expiry = getattr(self, "_expiry", None)
-        if expiry is not None:
-            expiry.cancel()
+        for name in ("_expiry", "_unloading", "_checking"):
+            task = getattr(self, name, None)
+            if task is not None:
+                task.cancel()
         for task in [*self.cpu_tasks.values(), *self.grace_tasks.values(), *self.hint_tasks]:
             task.cancel()
         self.pool.close()
         self.writer.close()
+        if hasattr(self, "_switch_interval"):
+            sys.setswitchinterval(self._switch_interval)
 
     # -- the socket ------------------------------------------------------------------------
 
@@ -373,6 +516,8 @@ class TableServer:
                 raise RoomError("busy", "your requests cost the server too much at once; wait a "
                                 "moment")
             handler = getattr(self, f"on_{msg['type']}")
+            if msg["type"] == "join" and ROOM_ID.match(msg["room"]):
+                await self._load(msg["room"])  # out of memory: replayed from the file first
             async with contextlib.AsyncExitStack() as held:
                 for room in self._rooms_of(conn, msg):
                     await held.enter_async_context(self._lock(room))
@@ -410,7 +555,7 @@ class TableServer:
     def _admit_room(self, conn: Connection) -> collections.deque[float]:
         """Refuse a new room past ``max_rooms`` in all or ``rooms_per_client`` created by the
         connection's client in the last hour (``too_many_rooms``); returns that client's log."""
-        if len(self.rooms) >= self.max_rooms:
+        if len(self.held) >= self.max_rooms:
             raise RoomError("too_many_rooms", f"the server holds its most rooms ({self.max_rooms}); "
                             "try again later")
         stamps = self.created.setdefault(conn.client, collections.deque())
@@ -425,10 +570,8 @@ class TableServer:
     async def on_create(self, conn, msg) -> None:
         settings = check_settings(msg)
         self._admit_room(conn)
-        # the first room of a variant builds its engine (a second for some): in a thread, so
-        # the other rooms keep moving
-        await asyncio.to_thread(TABLE_GAMES[settings["game"]].build_engine, settings["players"],
-                                settings["rounds"], settings["rules"])
+        if settings["mode"] != "friends" or settings["fill"]:  # it starts at once
+            await self._build_engine(settings)
         if settings["mode"] == "cpu" or settings["fill"]:
             self._admit_cpus()  # after the wait, as the room is made
         made = self._admit_room(conn)  # again: others made rooms meanwhile
@@ -441,10 +584,28 @@ class TableServer:
             room.execute(op)
         await self.writer.call(self.store.create_room, room_id, settings, seed, ops)
         made.append(time.monotonic())
+        self.held.add(room_id)
         self.rooms[room_id] = room
         self.conns[room_id] = set()
+        self.used[room_id] = time.monotonic()
         self._attach(conn, room, room.seats_of(token), token, msg, creator=True)
         self.schedule_cpu(room)
+
+    @staticmethod
+    async def _build_engine(settings: dict[str, Any]) -> None:
+        """Build (or find built) the engine of a room about to start its match: the first room
+        of a variant builds it (a second for some), in a thread, so the other rooms keep
+        moving. A friends room builds it when its last seat is taken. Regression: every room
+        built its engine when made, and a client making rooms it never played, each of other
+        rules, filled the server's memory with engines."""
+        await asyncio.to_thread(TABLE_GAMES[settings["game"]].build_engine, settings["players"],
+                                settings["rounds"], settings["rules"])
+
+    async def _starting(self, room: Room, empty_after: int) -> None:
+        """The engine built before an op that leaves ``empty_after`` seats empty in a room
+        whose match has not started (the op then starts it)."""
+        if room.table is None and empty_after == 0:
+            await self._build_engine(room.settings)
 
     async def on_join(self, conn, msg) -> None:
         room_id = msg["room"]
@@ -475,6 +636,7 @@ class TableServer:
         name = msg.get("name")
         from .rooms import clean_name
 
+        await self._starting(room, sum(s.kind == "empty" for s in room.seats) - 1)
         await self._execute(room, {"op": "sit", "seat": seat, "token": token_hash(token),
                                    "name": clean_name(name, f"Player {seat + 1}")})
         taken[conn.client] += 1
@@ -488,6 +650,7 @@ class TableServer:
         if level not in LEVELS:
             raise RoomError("bad_message", f"level must be one of {list(LEVELS)}, got {level!r}")
         self._admit_cpus()
+        await self._starting(room, 0)
         await self._execute(room, {"op": "fill", "level": level}, origin=(conn, msg))
 
     async def on_move(self, conn, msg) -> None:
@@ -516,6 +679,9 @@ class TableServer:
         seat = self._acting_seat(conn, room, msg)
         if room.table is None or room.turn != seat:
             raise RoomError("no_hint", "a hint is for the seat to move")
+        if conn.hinting:  # its cost is known only once it is done: one at a time
+            raise RoomError("busy", "a hint is being worked out for you; wait for it")
+        conn.hinting = True
         # the position is read now, under the room's lock: a move right behind the hint must
         # not change what the hint is worked out for
         table = room.table
@@ -536,9 +702,12 @@ class TableServer:
         except Exception:  # noqa: BLE001 - the ranker failed: the table moved under it
             log.exception("a hint failed")
             action = None
+        finally:
+            conn.hinting = False
         conn.work.spend(time.perf_counter() - started)
         async with self._lock(room):
-            if action is None or room.v != v or room.table is not table or room.turn != seat:
+            if (action is None or room.v != v or room.table is not table or room.turn != seat
+                    or self.rooms.get(room.id) is not room):
                 conn.send(error("stale", "the table changed while the hint was worked out", msg.get("id")))
                 return
             if TABLE_GAMES[room.game].deals:  # the result card counts the hints (no frame:
@@ -622,7 +791,10 @@ class TableServer:
         then tell the room's connections. The caller holds the room's lock, so nobody hears of
         the op before the commit. When the store refuses it (:class:`StoreError`) the room is
         rewound to its last stored op, and nobody has heard of it."""
+        if self.rooms.get(room.id) is not room:  # it left memory (or the server) meanwhile
+            raise RoomError("no_room", "this room is no longer open here; join it again")
         events = room.execute(op)
+        self.used[room.id] = time.monotonic()
         try:
             await self.writer.call(self.store.append, room.id, op)
         except StoreError:
@@ -647,7 +819,8 @@ class TableServer:
     def _attach(self, conn, room: Room, seats: list[int], token: str, msg, creator: bool) -> None:
         if conn.room is not None:
             self._detach(conn)
-        self.writer.later(self.store.touch, room.id)
+        self.used[room.id] = time.monotonic()
+        self.writer.touch_later(room.id)
         changed = []
         for s in seats:
             seat = room.seats[s]
@@ -708,7 +881,8 @@ class TableServer:
             return
         self.conns.get(room.id, set()).discard(conn)
         if room.id in self.rooms:  # the room's idle clock starts when its people leave
-            self.writer.later(self.store.touch, room.id)
+            self.writer.touch_later(room.id)
+            self.used[room.id] = time.monotonic()
         seats = conn.seats
         conn.room = None
         conn.seats = []
@@ -816,12 +990,17 @@ def _replay(room_id: str, settings: str, seed: int, ops: list[tuple[int, str]]) 
     return room
 
 
-def _quiet(future: asyncio.Future) -> None:
-    """Retrieve a background future's outcome (cancelled at shutdown, or failed: logged)."""
-    if not future.cancelled() and future.exception() is not None:
-        err = future.exception()
-        # the type too: a bare TimeoutError or a killed worker's error has no message
-        log.error("preparing the engines failed: %r", err, exc_info=err)
+def _logged(what: str):
+    """A done callback that retrieves a background future's outcome (cancelled at shutdown,
+    or failed: logged as ``what`` failing)."""
+
+    def retrieve(future: asyncio.Future) -> None:
+        if not future.cancelled() and future.exception() is not None:
+            err = future.exception()
+            # the type too: a bare TimeoutError or a killed worker's error has no message
+            log.error("%s failed: %r", what, err, exc_info=err)
+
+    return retrieve
 
 
 def _store_failed(err: StoreError, re: Any) -> dict[str, Any]:
@@ -855,7 +1034,9 @@ def create_app(db: str | None = None, grace_s: float = DEFAULT_GRACE_S, **kwargs
         return FileResponse(STATIC / "index.html")
 
     async def health(request):
-        return JSONResponse({"ok": True, "rooms": len(server.rooms), "ready": server.ready,
+        checking = server._checking
+        return JSONResponse({"ok": True, "rooms": len(server.held), "in_memory": len(server.rooms),
+                             "checked": checking is not None and checking.done(), "ready": server.ready,
                              "cpu": server.pool.stats()})
 
     from contextlib import asynccontextmanager

@@ -10,20 +10,20 @@ table) for the announcement.
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
 from climbrl.envs.core.bits import iter_bits
 from climbrl.envs.daifugo.cards import JOKER_RANK, RANK_8, RANK_J, RANKS, SUITS
-from climbrl.envs.daifugo.catalog import GIVE, KIND_NAMES, PASS, RUN, SET, SINGLE
+from climbrl.envs.daifugo.catalog import GIVE, KIND_NAMES, PASS, RUN, SET, SINGLE, Catalog
 from climbrl.envs.daifugo.engine import PHASE_EXCHANGE, PHASE_NAMES, DaifugoGame
 from climbrl.envs.daifugo.rules import REVOLUTION_SIZE, Rules
 from climbrl.policies.daifugo.talk import DaifugoTalk
 
 from .events import Event
 from .match import EngineTable, checked
+from .shared import Shared
 
 RANK_WORDS = {"T": "10", "J": "jack", "Q": "queen", "K": "king", "A": "ace"}
 SUIT_WORDS = {"s": "spades", "h": "hearts", "d": "diamonds", "c": "clubs"}
@@ -57,11 +57,25 @@ def make_rules(game: str, players: int, rounds: int, rules: dict[str, Any]) -> R
     return Rules.preset(game, players, rounds=rounds, **overrides)
 
 
-@lru_cache(maxsize=64)
+CATALOGS_KEPT = 6
+"""catalogs kept while no table plays them (a few megabytes each, a fifth of a second to build)"""
+ENGINES_KEPT = CATALOGS_KEPT
+"""engines kept while no table plays them (a few kilobytes over their catalog, a few
+milliseconds to build on it); no more than the catalogs, so the engines kept keep no catalog
+beyond those"""
+CATALOGS = Shared(Catalog, CATALOGS_KEPT)
+"""one catalog per :meth:`Catalog.key_of` (the deck and the runs; house rules leave it alone)"""
+ENGINES = Shared(lambda rules, catalog: DaifugoGame(rules, catalog=catalog), ENGINES_KEPT)
+
+
 def engine_for(rules: Rules) -> DaifugoGame:
-    """One engine per rules config, shared by every room that plays it (building the catalog
-    takes a fifth of a second; an engine holds no position)."""
-    return DaifugoGame(rules)
+    """One engine per rules config, shared by every room that plays it, on a catalog shared by
+    every rules config with its key (an engine holds no position). The catalog is asked for
+    each time, so the last engines asked for are on the last catalogs asked for. Regression:
+    every rules config built a catalog of its own and 64 engines were kept, used or not: a
+    client making rooms of random rules grew the server by hundreds of megabytes."""
+    catalog = CATALOGS(Catalog.key_of(rules), rules)
+    return ENGINES(rules, rules, catalog)
 
 
 USUAL_PLAYERS = {"daifugo": (4, 3), "president": (4,)}

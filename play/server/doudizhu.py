@@ -14,7 +14,6 @@ landlord), ``open_hand`` (the landlord may play with its hand shown to all) and 
 from __future__ import annotations
 
 from dataclasses import asdict
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -31,6 +30,7 @@ from climbrl.policies.doudizhu.talk import DoudizhuTalk
 
 from .events import Event
 from .match import EngineTable, checked
+from .shared import Shared
 
 SUIT_LETTERS = "shdc"
 KIND_LABELS = {
@@ -84,11 +84,20 @@ def make_config(players: int = 3, rules: dict[str, Any] | None = None) -> Doudiz
                           open_hand=bool(rules.get("open_hand")), laizi=bool(rules.get("laizi")))
 
 
-@lru_cache(maxsize=16)
+ENGINES_KEPT = 4
+"""engines kept while no table plays them (megabytes each, up to seconds to build)"""
+ENGINES = Shared(DoudizhuGame, ENGINES_KEPT)
+
+
 def shared_engine(config: DoudizhuConfig | None = None) -> DoudizhuGame:
     """The Dou Dizhu engine of a config, shared by every room that plays it (it holds no
-    position, only tables and caches)."""
-    return DoudizhuGame(config or DoudizhuConfig())
+    position, only tables and caches), kept while a table plays it and for the
+    :data:`ENGINES_KEPT` last asked for."""
+    config = config or DoudizhuConfig()
+    return ENGINES(config, config)
+
+
+shared_engine.cache_clear = ENGINES.cache_clear
 
 
 class DoudizhuTable(EngineTable):

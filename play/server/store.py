@@ -7,8 +7,8 @@ a person joining), so that rooms nobody uses any more can be dropped (:meth:`Sto
 Each op is committed before anyone hears of it, in a transaction of its own room (a failed
 write of one room leaves every other room's ops alone), and its number is the room's highest
 stored plus one, given by the file in that transaction: numbers are never reused and never
-skip. A server killed at any moment restarts with every room where it was: :meth:`Store.rooms`
-gives them back to replay. A room that cannot be replayed is set aside (:meth:`Store.set_aside`):
+skip. A server killed at any moment restarts with every room where it was: :meth:`Store.room`
+gives one back to replay (:meth:`Store.room_ids` names them all). A room that cannot be replayed is set aside (:meth:`Store.set_aside`):
 it stays in the file, listed in ``set_aside`` with the reason, and the server opens the others.
 
 Every SQLite call of a running server goes through :class:`Writer`, the store's own thread, so
@@ -26,6 +26,7 @@ import logging
 import os
 import sqlite3
 import stat
+import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -159,10 +160,12 @@ class Store:
             self.db.execute("UPDATE rooms SET touched = ? WHERE id = ?", (time.time(), room_id))
         return n
 
-    def touch(self, room_id: str) -> None:
-        """The room was used without an op (a person joined or came back)."""
+    def touch(self, *room_ids: str) -> None:
+        """The rooms were used without an op (a person joined, came back or left); one
+        transaction."""
+        now = time.time()
         with self._write():
-            self.db.execute("UPDATE rooms SET touched = ? WHERE id = ?", (time.time(), room_id))
+            self.db.executemany("UPDATE rooms SET touched = ? WHERE id = ?", [(now, r) for r in room_ids])
 
     def unused_since(self, cutoff: float) -> list[str]:
         """The ids of the rooms last used before ``cutoff`` (a ``time.time()`` value); rooms set
@@ -187,6 +190,21 @@ class Store:
         for room_id, settings, seed in rows:
             ops = self.db.execute("SELECT n, op FROM ops WHERE room = ? ORDER BY n", (room_id,)).fetchall()
             yield room_id, settings, seed, ops
+
+    def room_ids(self) -> list[str]:
+        """The id of every room not set aside (one query: what a server starting up reads)."""
+        return [row[0] for row in self.db.execute(
+            "SELECT id FROM rooms WHERE id NOT IN (SELECT room FROM set_aside)")]
+
+    def room(self, room_id: str) -> tuple[str, int, list[tuple[int, str]]] | None:
+        """One room not set aside as ``(settings, seed, ops)``, as :meth:`rooms` gives it;
+        None when the file has no such room."""
+        row = self.db.execute("SELECT settings, seed FROM rooms WHERE id = ? AND id NOT IN "
+                              "(SELECT room FROM set_aside)", (room_id,)).fetchone()
+        if row is None:
+            return None
+        ops = self.db.execute("SELECT n, op FROM ops WHERE room = ? ORDER BY n", (room_id,)).fetchall()
+        return row[0], row[1], ops
 
     def set_aside(self, room_id: str, reason: str) -> None:
         """Keep a room that cannot be restored out of the server (its rows stay in the file)."""
@@ -215,6 +233,8 @@ class Writer:
     def __init__(self, store: Store):
         self.store = store
         self.thread = ThreadPoolExecutor(1, thread_name_prefix="climbrl-rooms-file")
+        self._touched: set[str] = set()
+        self._touch_lock = threading.Lock()
 
     async def call(self, method: Callable[..., Any], *args: Any) -> Any:
         try:
@@ -228,6 +248,23 @@ class Writer:
             self.thread.submit(method, *args).add_done_callback(_log_failure)
         except RuntimeError:  # the server is stopping: the file is closed
             log.warning("the rooms file is closed; %s not done", getattr(method, "__name__", method))
+
+    def touch_later(self, room_id: str) -> None:
+        """:meth:`Store.touch` the room soon, without waiting: the rooms touched meanwhile go
+        in one transaction, queued once. Regression: each join and leave was a write of its
+        own, queued before the moves that came after it; a client making rooms at its rate
+        limit (a join and a leave each) held up every room's moves behind those writes."""
+        with self._touch_lock:
+            first = not self._touched
+            self._touched.add(room_id)
+        if first:
+            self.later(self._touch_all)
+
+    def _touch_all(self) -> None:
+        with self._touch_lock:
+            rooms, self._touched = self._touched, set()
+        if rooms:
+            self.store.touch(*sorted(rooms))
 
     def close(self) -> None:
         """Wait for the writes queued, then close the file."""

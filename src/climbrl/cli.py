@@ -277,6 +277,11 @@ def build_parser() -> argparse.ArgumentParser:
     sv.add_argument("--seats-per-client", type=lambda t: _count(t, "seats"), default=1,
                     help="seats one client (IP address) may take in a friends room by joining "
                          "with its link; past it, already_seated")
+    sv.add_argument("--unload-after", type=lambda text: _seconds(text, 0.0, "keeps every room in memory"),
+                    default=300.0,
+                    help="seconds after which a room nobody is connected to, where nothing "
+                         "happens, leaves memory (it comes back from the file, as it was, when "
+                         "someone joins); 0 keeps every room in memory")
     sv.set_defaults(func=_serve)
     _add_uecda(sub)
     return parser
@@ -567,7 +572,7 @@ def _serve(args) -> int:
                          rooms_per_client=args.rooms_per_client, max_rooms=args.max_rooms,
                          connections_per_client=args.connections_per_client, idle_s=args.idle,
                          header_timeout_s=args.header_timeout,
-                         seats_per_client=args.seats_per_client)
+                         seats_per_client=args.seats_per_client, unload_s=args.unload_after)
     run_app(app, args.host, args.port)
     return 0
 
