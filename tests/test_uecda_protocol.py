@@ -299,3 +299,38 @@ def test_cli_mistakes_are_one_line_exit_2(args, message):
     assert done.returncode == 2, done.stderr
     assert message in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1, done.stderr
+
+
+def _row6(table, counts, order):
+    table[6][0:5] = counts
+    table[6][10:15] = order
+
+
+def test_a_pass_on_an_empty_pile_stays_until_the_pile_clears():
+    """Regression (the first round's client forgot every pass whenever a turn table said the
+    pile was empty; under the preset a leader's pass keeps it out until the pile clears): the
+    rebuilt position has player 1's pass, and its seat order is the table's."""
+    game = GAME
+    deck = game.deck
+    view = client.GameView(game, 2)
+    order = [3, 1, 2, 0, 4]
+    counts = [11, 11, 10, 10, 11]
+    hand = deck.parse("3s 4h 5d 6c 7s 8h 9d Tc Js Qh")
+    start = tables.hand_to_table(deck, hand)
+    start[5][0] = 1
+    _row6(start, counts, order)
+    view.start(start)
+    turn = tables.hand_to_table(deck, hand)
+    _row6(turn, counts, order)
+    turn[5][3], turn[5][4] = 1, 1  # player 1 to move on an empty pile
+    view.turn(turn)
+    pile = tables.new_table()
+    pile[5][3] = 1  # it passed: the pile table is unchanged
+    view.acted(pile)
+    turn[5][2], turn[5][3] = 1, 2  # now us, the pile still empty
+    view.turn(turn)
+    state = view.position(np.random.default_rng(0))
+    assert state.passed >> 1 & 1
+    assert state.order == tuple(order)
+    assert state.pile < 0 and state.current_player == 2
+    assert game.catalog.pass_id in state.legal_actions()

@@ -4,10 +4,13 @@ It follows the game from the tables the server sends (its hand, the pile after e
 with ``[5][3]`` the actor, the classes, the seat order, the cards held) and, when it must
 decide, builds an engine position consistent with what it knows: its own hand; the other
 hands dealt at random from the cards it has not seen, in the sizes the server reports; the
-pile, the passes, the revolution and the lock as the server reports them; the game's public
-history. The player then acts on that position as it would in our own games.
+pile, the passes (a pass on an empty pile stays until the pile clears), the revolution and
+the lock as the server reports them; the game's public history. The position is the engine's
+own :meth:`DaifugoGame.from_view` of a view built from the tables. The player then acts on
+that position as it would in our own games.
 
-Engine seats are the server's seats (its turn order). What the server sends is never trusted
+Engine seats are the server's player numbers; the seat order (``[6][10..14]``) is the
+engine's ``state.order``. What the server sends is never trusted
 to be well formed: a refused move (8) is logged and counts as a pass; a closed connection or a
 silent server ends the run with one line; a table that cannot be read ends it with the
 table. ``--think`` bounds each decision: past it a fast scripted player's move is sent.
