@@ -28,7 +28,7 @@ import numpy as np
 
 from .. import PETTINGZOO_FLOOR
 from .checks import as_action, as_int, as_real, as_seed
-from .game import Game, IllegalActionError, State, seat_observation
+from .game import Game, IllegalActionError, SeatBuffers, State
 
 try:
     from gymnasium import spaces
@@ -85,6 +85,7 @@ class CardGameEnv(AECEnv, EzPickle):
         self._rng = np.random.default_rng()
         #: the engine state (named so as not to hide PettingZoo's ``AECEnv.state()``)
         self.game_state: State | None = None
+        self._buffers = SeatBuffers(game)
 
     # -- PettingZoo API ------------------------------------------------------------------
 
@@ -114,7 +115,7 @@ class CardGameEnv(AECEnv, EzPickle):
         seat = self._seat.get(agent) if type(agent) is str else None
         if seat is None:
             seat = self._seat[self._agent(agent)]
-        return seat_observation(self.game, self._started("observe"), seat)
+        return self._buffers.observe(self._started("observe"), seat)
 
     def step(self, action) -> None:
         agent = self.agent_selection

@@ -119,6 +119,37 @@ def seat_observation(game: Game, state: State, seat: int,
     return {"observation": observation, "action_mask": mask}
 
 
+class SeatBuffers:
+    """What an env keeps to hand out observations fast: one preallocated mask, where only the
+    ids set for the previous call are zeroed, and per seat the game's incremental observer
+    (``game.seat_observer(seat)``, when the game has one: it rewrites only what changed in its
+    own buffer), else the game's from-scratch writer. :meth:`observe` returns the same values
+    as :func:`seat_observation`, in new arrays that are the caller's own (copies of the
+    buffers), so an observation kept is never written again."""
+
+    def __init__(self, game: Game):
+        self.game = game
+        self.mask = np.zeros(game.num_actions, np.int8)
+        self.set_ids: list[int] = []
+        make = getattr(game, "seat_observer", None)
+        self.observers = [make(seat) for seat in range(game.num_players)] if make else None
+
+    def observe(self, state: State, seat: int) -> dict[str, np.ndarray]:
+        mask = self.mask
+        if self.set_ids:
+            mask[self.set_ids] = 0
+        if seat == state.current_player and not state.terminal:
+            self.set_ids = list(state.legal_actions())
+            mask[self.set_ids] = 1
+        else:
+            self.set_ids = []
+        if self.observers is None:
+            observation = self.game.observe(state, seat)
+        else:
+            observation = self.observers[seat].observe(state).copy()
+        return {"observation": observation, "action_mask": mask.copy()}
+
+
 PLACES = "places"
 """``scoring`` of a game whose rounds rank the seats (points per place)"""
 SIDES = "sides"

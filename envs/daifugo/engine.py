@@ -383,6 +383,13 @@ class DaifugoGame(GameDefaults):
 
         return observe(self, state, seat, out)
 
+    def seat_observer(self, seat: int):
+        """An observer that keeps ``seat``'s observation between calls and rewrites only what
+        changed (:class:`~climbrl.envs.daifugo.observation.SeatObserver`)."""
+        from .observation import SeatObserver
+
+        return SeatObserver(self, seat)
+
     def action_to_str(self, action: int) -> str:
         return self.catalog.action_to_str(action)
 
