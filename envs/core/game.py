@@ -119,6 +119,10 @@ def seat_observation(game: Game, state: State, seat: int,
     return {"observation": observation, "action_mask": mask}
 
 
+MANY_IDS = 24
+"""legal ids past which a mask is written by one numpy call rather than id by id"""
+
+
 class SeatBuffers:
     """What an env keeps to hand out observations fast: one preallocated mask, where only the
     ids set for the previous call are zeroed, and per seat the game's incremental observer
@@ -131,23 +135,31 @@ class SeatBuffers:
         self.game = game
         self.mask = np.zeros(game.num_actions, np.int8)
         self.set_ids: list[int] = []
+        self.view = memoryview(self.mask)
         make = getattr(game, "seat_observer", None)
         self.observers = [make(seat) for seat in range(game.num_players)] if make else None
 
     def observe(self, state: State, seat: int) -> dict[str, np.ndarray]:
+        self._set_mask(state.legal_actions() if seat == state.current_player
+                       and not state.terminal else ())
         mask = self.mask
-        if self.set_ids:
-            mask[self.set_ids] = 0
-        if seat == state.current_player and not state.terminal:
-            self.set_ids = list(state.legal_actions())
-            mask[self.set_ids] = 1
-        else:
-            self.set_ids = []
         if self.observers is None:
             observation = self.game.observe(state, seat)
         else:
             observation = self.observers[seat].observe(state).copy()
         return {"observation": observation, "action_mask": mask.copy()}
+
+    def _set_mask(self, ids) -> None:
+        """The mask of ``ids``: the previous call's ids zeroed, these set; a few entries one
+        by one through a memoryview, many in one indexed write."""
+        for ids_now, value in ((self.set_ids, 0), (ids, 1)):
+            if len(ids_now) > MANY_IDS:
+                self.mask[list(ids_now)] = value
+            else:
+                view = self.view
+                for i in ids_now:
+                    view[i] = value
+        self.set_ids = list(ids)
 
 
 PLACES = "places"

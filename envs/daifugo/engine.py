@@ -40,7 +40,7 @@ from .cards import (
     card_index,
     parse_rank_suit,
 )
-from .catalog import FEATURE_SCHEMA, GIVE, RUN, SET, SINGLE, Catalog
+from .catalog import FEATURE_SCHEMA, GIVE, RUN, SET, SINGLE, Catalog, shared_catalog
 from .rules import REVOLUTION_SIZE, Rules, seat_rows
 
 PHASE_EXCHANGE, PHASE_PLAY, PHASE_OVER = range(3)
@@ -84,7 +84,7 @@ class DaifugoGame(GameDefaults):
         if catalog is not None and catalog.key != Catalog.key_of(rules):
             raise ValueError(f"catalog of rules {catalog.key} given for rules "
                              f"{Catalog.key_of(rules)}")
-        self.catalog = cat = catalog or Catalog(rules)
+        self.catalog = cat = catalog or shared_catalog(rules)
         #: seat rows of the observation and of the history's movers: the largest table of
         #: the preset, whatever this table's size
         self.seat_rows = seat_rows(rules.preset_name)
@@ -209,7 +209,7 @@ class DaifugoGame(GameDefaults):
 
     @staticmethod
     def make_catalog(rules: Rules) -> Catalog:
-        return Catalog(rules)
+        return shared_catalog(rules)
 
     def with_rules(self, rules: Rules, catalog: Catalog | None = None) -> DaifugoGame:
         """The game of another table (``rules``), with this one's reward mode."""

@@ -321,17 +321,22 @@ class SeatObserver:
     field of one mask (only the cards whose bits changed are rewritten), a per-seat field of
     one list or bit set (only the rows that changed), the pile of ``(pile, last player, pile
     cards)``, and so on. A part is rewritten when its key differs from the one it was written
-    for, and every change of a call goes in with one indexed write; a new state object (a
+    for, entry by entry through a memoryview (a numpy call per entry, or the conversion of a
+    list of them, costs more than the few entries a step changes); a new state object (a
     reset) is written from scratch. The buffer is the observer's: callers copy it."""
 
     def __init__(self, game, seat: int):
         self.game = game
         self.seat = seat
-        self.w = _writer(game)
-        self.buf = np.empty(self.w.layout.size, np.float32)
+        self.w = w = _writer(game)
+        self.buf = np.empty(w.layout.size, np.float32)
+        self.mv = memoryview(self.buf)
         players = game.num_players
         #: the row of each absolute seat
         self.row = [(s - seat) % players for s in range(players)]
+        #: per card slot, the bits of its copies (two decks: two bits)
+        self.copies = [sum(1 << (card + copy * CARDS_PER_DECK) for copy in range(w.decks))
+                       for card in range(CARDS_PER_DECK)]
         self.state = None
 
     def observe(self, state) -> np.ndarray:
@@ -342,9 +347,8 @@ class SeatObserver:
             return self.buf
         w = self.w
         at = w.at
-        seat = self.seat
+        mv = self.mv
         row = self.row
-        changes: dict[int, float] = {}
         # the card fields: only the cards whose bits changed
         cards = self._cards(state)
         old = self.cards
@@ -352,53 +356,47 @@ class SeatObserver:
             slots = w.card_slots
             for r in range(w.card_rows):
                 if cards[r] != old[r]:
-                    self._card_changes(changes, r * slots, old[r], cards[r])
+                    self._write_cards(r * slots, old[r], cards[r])
             self.cards = cards
         # the per-seat fields: only the rows that changed
-        hands = state.hands
         counts = self.counts
         hand_counts = at["hand_counts"]
-        for s, hand in enumerate(hands):
+        for s, hand in enumerate(state.hands):
             c = hand.bit_count()
             if c != counts[s]:
                 counts[s] = c
-                changes[hand_counts + row[s]] = c
+                mv[hand_counts + row[s]] = c
+        bits = self.bits
         for name in ("passed", "active"):
-            bits = getattr(state, name)
-            diff = bits ^ self.bits[name]
+            now = getattr(state, name)
+            diff = now ^ bits[name]
             if diff:
-                self.bits[name] = bits
+                bits[name] = now
                 base = at[name]
                 for s in iter_bits(diff):
-                    changes[base + row[s]] = bits >> s & 1
+                    mv[base + row[s]] = now >> s & 1
         if state.scores != self.scores:
             self.scores = state.scores[:]
             base, scale = at["scores"], w.score_scale
             for s, points in enumerate(self.scores):
-                changes[base + row[s]] = points * scale
-        rows = self.game.seat_rows
+                mv[base + row[s]] = points * scale
+        places_titles = self.places_titles
         for name in ("places", "titles"):
-            now, before = getattr(state, name), self.places_titles[name]
-            if now != before:
-                base = at[name]
-                for s, (p, q) in enumerate(zip(now, before)):
-                    if p != q:
-                        if q >= 0:
-                            changes[base + row[s] * rows + q] = 0
-                        if p >= 0:
-                            changes[base + row[s] * rows + p] = 1
-                self.places_titles[name] = now[:]
+            now = getattr(state, name)
+            if now != places_titles[name]:
+                self._write_places(at[name], now, places_titles[name])
+                places_titles[name] = now[:]
         # the other parts, each rewritten whole (its old entries zeroed) when its key changed
+        keys, entries = self.keys, self.entries
         for part, (key_of, entries_of) in _PARTS.items():
-            key = key_of(state, seat)
-            if key != self.keys[part]:
-                self.keys[part] = key
-                for i in self.entries[part]:
-                    changes[i] = 0
-                entries = self.entries[part] = entries_of(self, state)
-                changes.update(entries)
-        if changes:
-            self.buf[list(changes)] = list(changes.values())
+            key = key_of(state, self.seat)
+            if key != keys[part]:
+                keys[part] = key
+                for i in entries[part]:
+                    mv[i] = 0
+                new = entries[part] = entries_of(self, state)
+                for i, value in new.items():
+                    mv[i] = value
         return self.buf
 
     def _cards(self, state) -> tuple[int, ...]:
@@ -411,22 +409,37 @@ class SeatObserver:
         return (state.hands[seat], state.played & ~state.unsuited, pile_cards,
                 state.gave[seat], state.received[seat])
 
-    def _card_changes(self, changes: dict, base: int, old: int, new: int) -> None:
+    def _write_cards(self, base: int, old: int, new: int) -> None:
         """The slots of one card field whose cards' bits differ between ``old`` and ``new``."""
         w = self.w
+        mv = self.mv
         real = w.real
         diff = old ^ new
         if diff >> real:
-            changes[base + w.card_slots - 1] = (new >> real & w.joker_bits).bit_count()
-        diff &= (1 << real) - 1
+            mv[base + w.card_slots - 1] = (new >> real & w.joker_bits).bit_count()
+            diff &= (1 << real) - 1
         if w.decks == 1:
-            for i in iter_bits(diff):
-                changes[base + i] = new >> i & 1
+            while diff:
+                low = diff & -diff
+                diff ^= low
+                mv[base + low.bit_length() - 1] = 1 if new & low else 0
             return
-        for i in iter_bits(diff):
-            card = i % CARDS_PER_DECK
-            changes[base + card] = sum(new >> (card + copy * CARDS_PER_DECK) & 1
-                                       for copy in range(w.decks))
+        copies = self.copies
+        while diff:
+            low = diff & -diff
+            diff ^= low
+            card = (low.bit_length() - 1) % CARDS_PER_DECK
+            mv[base + card] = (new & copies[card]).bit_count()
+
+    def _write_places(self, base: int, now: list[int], before: list[int]) -> None:
+        """A ``(P, P)`` one-hot per seat field (places, titles): the rows that changed."""
+        mv, row, rows = self.mv, self.row, self.game.seat_rows
+        for s, (p, q) in enumerate(zip(now, before)):
+            if p != q:
+                if q >= 0:
+                    mv[base + row[s] * rows + q] = 0
+                if p >= 0:
+                    mv[base + row[s] * rows + p] = 1
 
     def _remember(self, state) -> None:
         """The keys of what the from-scratch write just wrote for ``state``."""
