@@ -19,6 +19,8 @@ from climbrl.envs.daifugo.rules import PRESET_PLAYERS
 
 GAMES = 2
 """random games per table or variant"""
+SHORT_HISTORIES = (1, 2, 4)
+"""Dou Dizhu histories shorter than the plays between two looks of a seat (written whole)"""
 MODULES = {"daifugo": daifugo_v1, "president": president_v1}
 
 
@@ -28,6 +30,8 @@ def tables():
             yield f"{preset} {players}p {switches}", MODULES[preset], {"players": players, **switches}
     for name, options in VARIANTS.items():
         yield f"doudizhu {name}", doudizhu_v1, options
+    for length in SHORT_HISTORIES:
+        yield f"doudizhu history {length}", doudizhu_v1, {"history_length": length}
 
 
 def make(module, options):
@@ -101,3 +105,25 @@ def test_daifugo_catalog_shared_by_envs_of_the_same_rules():
     # the catalog reads only its key's rules: another player count shares it too
     assert daifugo_v1.raw_env(players=3).game.catalog is first.game.catalog
     assert daifugo_v1.raw_env(players=4, jokers=1).game.catalog is not first.game.catalog
+
+
+def test_actor_observers_match_scratch_and_follow_the_slots_table():
+    """The trainer's actor loop keeps an incremental observer per game slot and seat."""
+    from climbrl.envs.daifugo import DaifugoGame, Rules
+    from climbrl.envs.doudizhu import DoudizhuGame
+    from climbrl.training.actor import seat_observer
+
+    games = [DaifugoGame(Rules.preset("daifugo", 4)), DaifugoGame(Rules.preset("daifugo", 3)),
+             DoudizhuGame()]
+    rng = np.random.default_rng(0)
+    pick = random.Random(0)
+    held: dict = {}
+    for game in games:  # one slot whose table changes between episodes
+        state = game.new_state(rng)
+        while not state.terminal:
+            seat = state.current_player
+            got = seat_observer(held, game, seat).observe(state)
+            np.testing.assert_array_equal(got, game.observe(state, seat))
+            legal = state.legal_actions()
+            state.apply(legal[pick.randrange(len(legal))])
+        assert len(held) <= game.num_players + 1  # this table's observers only
