@@ -91,7 +91,10 @@ class Game(Protocol):
     def new_state(self, rng: np.random.Generator, options: dict | None = None) -> State: ...
 
     def observe(self, state: State, seat: int, out: np.ndarray | None = None) -> np.ndarray:
-        """The observation vector of ``seat`` (float32, ``layout.size``)."""
+        """The observation vector of ``seat`` (float32, ``layout.size``), from scratch. A game
+        may also offer ``seat_observer(seat)``: an object whose ``observe(state)`` returns the
+        same vector in its own buffer, rewritten only where the state changed since its last
+        call (the envs and the trainer's actors use it; callers copy the buffer)."""
 
     def action_to_str(self, action: int) -> str: ...
 

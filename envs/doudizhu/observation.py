@@ -357,17 +357,30 @@ class SeatObserver:
         writer._rows.take(raw, out=self.cards)
         if new:
             self.marks[:] = np.frombuffer(self.history_seats + self.history_passes, np.float32)
-        mv = self.mv
-        for i in self.ones:
-            mv[i] = 0.0
-        for i, _ in self.values:
-            mv[i] = 0.0
-        self.ones, self.values = writer.scalars(state, seat)
-        for i in self.ones:
-            mv[i] = 1.0
-        for i, value in self.values:
-            mv[i] = value
+        self._write_scalars(*writer.scalars(state, seat))
         return self.buf
+
+    def _write_scalars(self, ones: list[int], values: list[tuple[int, float]]) -> None:
+        """The scalar fields: the entries that changed since the last call."""
+        mv = self.mv
+        if ones != self.ones:
+            now = set(ones)
+            for i in self.ones:
+                if i not in now:
+                    mv[i] = 0.0
+            for i in now.difference(self.ones):
+                mv[i] = 1.0
+            self.ones = ones
+        if values != self.values:
+            now = dict(values)
+            for i, value in self.values:
+                if i not in now:
+                    mv[i] = 0.0
+            before = dict(self.values)
+            for i, value in values:
+                if before.get(i) != value:
+                    mv[i] = value
+            self.values = values
 
     def _shift(self, entries) -> None:
         """The history's bytes with ``entries`` (most recent first) in front."""
