@@ -243,7 +243,8 @@ class CardGameEnv(AECEnv, EzPickle):
 
 class OrderEnforced(OrderEnforcingWrapper):
     """PettingZoo's order enforcing, with ``last()``, ``step()`` and ``agent_iter()`` answered
-    by the wrapped env directly once it has been reset (the same checks, same errors).
+    by the wrapped env directly once it has been reset (the same checks, same errors), and
+    ``legal_actions()`` always (the order wrapper guards nothing of it).
 
     The stock wrapper resolves every attribute that ``AECEnv.last`` reads, and ``agents`` and
     ``agent_selection`` in every ``step`` and turn of ``agent_iter``, through two
@@ -260,6 +261,10 @@ class OrderEnforced(OrderEnforcingWrapper):
             self.env.step(action)
         else:
             super().step(action)
+
+    def legal_actions(self) -> list[int]:
+        """The wrapped env's :meth:`CardGameEnv.legal_actions`, without ``__getattr__``."""
+        return self.env.legal_actions()
 
     def agent_iter(self, max_iter: int = 2**63):
         if not self._has_reset:
