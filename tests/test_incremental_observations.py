@@ -27,7 +27,8 @@ MODULES = {"daifugo": daifugo_v1, "president": president_v1}
 def tables():
     for preset, switches in DAIFUGO_TABLES:
         for players in PRESET_PLAYERS[preset]:
-            yield f"{preset} {players}p {switches}", MODULES[preset], {"players": players, **switches}
+            options = {"players": players, **switches}
+            yield f"{preset} {players}p {switches}", MODULES[preset], options
     for name, options in VARIANTS.items():
         yield f"doudizhu {name}", doudizhu_v1, options
     for length in SHORT_HISTORIES:

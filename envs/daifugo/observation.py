@@ -474,7 +474,8 @@ def _played_ranks_entries(observer: SeatObserver, state) -> dict[int, float]:
     if not observer.w.has_unsuited:
         return {}
     start = observer.w.at["played_ranks"]
-    return dict(zip(range(start, start + NUM_RANKS), observer.game.deck.rank_counts(state.unsuited)))
+    counts = observer.game.deck.rank_counts(state.unsuited)
+    return dict(zip(range(start, start + NUM_RANKS), counts))
 
 
 def _flags_entries(observer: SeatObserver, state) -> dict[int, float]:
