@@ -1,6 +1,7 @@
 """The env's incremental observations (per-seat buffers rewritten only where the state
 changed, masks from one preallocated buffer) against the from-scratch writer, step by step,
-over random games of every preset, player count and variant; the agents observed are drawn
+over random games of every preset (UECda's turn order redrawn included), player count and
+variant; the agents observed are drawn
 at random each step (sometimes none, sometimes all), so a seat's buffer catches up over
 many steps as it does in play. Plus: an observation kept is never changed by later steps,
 and the Daifugo action catalog is shared by the envs of the same rules."""
@@ -14,12 +15,14 @@ import pytest
 from doudizhu_variants import VARIANTS
 from test_observation_oracle import DAIFUGO_TABLES
 
-from climbrl.envs import daifugo_v1, doudizhu_v1, president_v1
+from climbrl.envs import daifugo_v1, doudizhu_v1, president_v1, uecda_v1
 from climbrl.envs.daifugo.rules import PRESET_PLAYERS
 
 GAMES = 2
 """random games per table or variant"""
 SHORT_HISTORIES = (1, 2, 4)
+UECDA_ROUNDS = 7
+"""UECda matches long enough for an exchange and a reseating (every 3 rounds)"""
 """Dou Dizhu histories shorter than the plays between two looks of a seat (written whole)"""
 MODULES = {"daifugo": daifugo_v1, "president": president_v1}
 
@@ -29,6 +32,7 @@ def tables():
         for players in PRESET_PLAYERS[preset]:
             options = {"players": players, **switches}
             yield f"{preset} {players}p {switches}", MODULES[preset], options
+    yield "uecda", uecda_v1, {"rounds": UECDA_ROUNDS}
     for name, options in VARIANTS.items():
         yield f"doudizhu {name}", doudizhu_v1, options
     for length in SHORT_HISTORIES:

@@ -341,9 +341,9 @@ class SeatObserver:
         self.w = w = _writer(game)
         self.buf = np.empty(w.layout.size, np.float32)
         self.mv = memoryview(self.buf)
-        players = game.num_players
-        #: the row of each absolute seat
-        self.row = [(s - seat) % players for s in range(players)]
+        #: the row of each absolute seat (set from the turn order of the state written)
+        self.row: list[int] = []
+        self.order: tuple[int, ...] = ()
         #: per card slot, the bits of its copies (two decks: two bits)
         self.copies = [sum(1 << (card + copy * CARDS_PER_DECK) for copy in range(w.decks))
                        for card in range(CARDS_PER_DECK)]
@@ -351,7 +351,8 @@ class SeatObserver:
 
     def observe(self, state) -> np.ndarray:
         """The observation of this seat in ``state`` (the observer's buffer, written in place)."""
-        if state is not self.state:
+        if state is not self.state or state.order != self.order:
+            # a reset, or the seats drawn anew (the uecda preset's reseating): every row moves
             observe(self.game, state, self.seat, self.buf)
             self._remember(state)
             return self.buf
@@ -454,6 +455,9 @@ class SeatObserver:
     def _remember(self, state) -> None:
         """The keys of what the from-scratch write just wrote for ``state``."""
         self.state = state
+        self.order = order = state.order
+        at_seat, players = order.index(self.seat), len(order)
+        self.row = [(order.index(s) - at_seat) % players for s in range(players)]
         self.cards = self._cards(state)
         self.counts = [hand.bit_count() for hand in state.hands]
         self.bits = {"passed": state.passed, "active": state.active}
