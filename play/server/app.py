@@ -352,9 +352,20 @@ class TableServer:
         sys.setswitchinterval(SWITCH_INTERVAL_S)
         self.pool.warm_up()
         await self.restore()
-        # in the background: the first rooms of the usual tables need not build their engine
+        # in the background: the usual tables' engines are built before the server is ready
+        # (``/healthz``), and pinned, so none of their rooms builds one while rooms play
+        # (Regression: the four-player Dou Dizhu engine was built by its first room, seconds
+        # in a thread that held up every room's moves); rooms made meanwhile wait for them
         self._preparing = asyncio.gather(asyncio.to_thread(prepare_engines), self.pool.ready())
         self._preparing.add_done_callback(_logged("preparing the engines"))
+        started = time.monotonic()
+
+        def ready(future: asyncio.Future) -> None:
+            if not future.cancelled() and future.exception() is None:
+                log.info("ready: the usual engines built and the CPU workers started in %.1f s",
+                         time.monotonic() - started)
+
+        self._preparing.add_done_callback(ready)
         loop = asyncio.get_running_loop()
         self._checking = loop.create_task(self.check_stored())
         self._checking.add_done_callback(_logged("checking the stored rooms"))
@@ -571,6 +582,7 @@ class TableServer:
         settings = check_settings(msg)
         self._admit_room(conn)
         if settings["mode"] != "friends" or settings["fill"]:  # it starts at once
+            await self._prepared()
             await self._build_engine(settings)
         if settings["mode"] == "cpu" or settings["fill"]:
             self._admit_cpus()  # after the wait, as the room is made
@@ -591,6 +603,15 @@ class TableServer:
         self._attach(conn, room, room.seats_of(token), token, msg, creator=True)
         self.schedule_cpu(room)
 
+    async def _prepared(self) -> None:
+        """Wait (on the event loop) until the usual engines are built, at start-up: a room
+        whose match starts meanwhile is made once they are, finding its engine built if it
+        is a usual one, and building another variant's only then (not beside them, each
+        taking the interpreter from the rooms in play)."""
+        prep = getattr(self, "_preparing", None)
+        if prep is not None and not prep.done():
+            await asyncio.wait([prep])
+
     @staticmethod
     async def _build_engine(settings: dict[str, Any]) -> None:
         """Build (or find built) the engine of a room about to start its match: the first room
@@ -605,6 +626,7 @@ class TableServer:
         """The engine built before an op that leaves ``empty_after`` seats empty in a room
         whose match has not started (the op then starts it)."""
         if room.table is None and empty_after == 0:
+            await self._prepared()
             await self._build_engine(room.settings)
 
     async def on_join(self, conn, msg) -> None:
