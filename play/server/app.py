@@ -110,10 +110,11 @@ class Connection:
     """One WebSocket: the room it sits in, the seats it holds and its send queue."""
 
     def __init__(self, ws: WebSocket, rate: float, burst: int,
-                 work: tuple[float, float] = (protocol.WORK_PER_S, protocol.WORK_BURST_S)):
+                 work: protocol.WorkBudget | None = None):
         self.ws = ws
         self.client = client_address(ws)
-        self.work = protocol.WorkBudget(*work)
+        self.work = work if work is not None else protocol.WorkBudget()
+        """the work budget of the connection's client, shared by all its connections"""
         self.room: Room | None = None
         self.seats: list[int] = []
         self.revealed: int | None = None
@@ -181,6 +182,9 @@ class TableServer:
         self.connections_per_client = connections_per_client
         self.open: collections.Counter[str] = collections.Counter()
         """client address -> its WebSockets open now"""
+        self.budgets: dict[str, protocol.WorkBudget] = {}
+        """client address -> the work budget all its connections spend from (kept while it
+        has a connection open or the budget has not refilled: reconnecting refills nothing)"""
         self.idle_s = idle_s
         self.seats_per_client = seats_per_client
         self.joined: dict[str, collections.Counter[str]] = {}
@@ -457,15 +461,25 @@ class TableServer:
             await ws.close(POLICY_CLOSE)
             return
         self.open[client] += 1
+        budget = self.budgets.get(client)
+        if budget is None:
+            budget = self.budgets[client] = protocol.WorkBudget(*self.work)
         try:
-            await self._serve_socket(ws)
+            await self._serve_socket(ws, budget)
         finally:
             self.open[client] -= 1
             if not self.open[client]:
                 del self.open[client]
+                self._forget_budgets()
 
-    async def _serve_socket(self, ws: WebSocket) -> None:
-        conn = Connection(ws, self.rate, self.burst, self.work)
+    def _forget_budgets(self) -> None:
+        """Drop the work budgets of the clients with no connection open whose budget has
+        refilled (the others are kept, so that reconnecting does not refill one)."""
+        for client in [c for c, b in self.budgets.items() if c not in self.open and b.full]:
+            del self.budgets[client]
+
+    async def _serve_socket(self, ws: WebSocket, budget: protocol.WorkBudget) -> None:
+        conn = Connection(ws, self.rate, self.burst, budget)
         writer = asyncio.create_task(self._writer(conn))
         conn.send({"type": "hello", "protocol": protocol.VERSION, "server": server_version(),
                    "limits": {"max_message_bytes": protocol.MAX_MESSAGE_BYTES,
@@ -876,7 +890,7 @@ class TableServer:
 
     def _own_frame(self, conn: Connection, room: Room) -> dict[str, Any]:
         """The ``state`` a connection asked for (joining, lifting the curtain, a setting); the
-        time it took is spent from the connection's work budget."""
+        time it took is spent from its client's work budget."""
         started = time.perf_counter()
         message = frame(room, conn.seats, conn.revealed, [])
         conn.work.spend(time.perf_counter() - started)
