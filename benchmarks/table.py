@@ -406,6 +406,7 @@ def report(r: dict) -> None:
     a = r["abusers"]
     if a:
         print(f"  abusers sent     {a['sent']}")
+        print(f"  abusers' CPU     {a.get('cpu_s', float('nan')):.1f} s (their own process, on the same machine)")
         print(f"  abusers got      {a['answers']}; {a['frame_mb']:.0f} MB of state frames, "
               f"up to {a['biggest_moves']} moves in one")
         print(f"  abusers' errors  {a['errors']}")
