@@ -30,6 +30,13 @@ and then with them and prints the ratio of the people's-move p99s ("within 2x: y
 server is SIGKILLed every 10 s and started again on the same file, the bots rejoin with their
 tokens, and every move the server acknowledged must still be in its room.
 
+Addresses: Linux routes all of 127.0.0.0/8 to loopback, so each measuring bot connects from
+an address of its own (room i from :func:`bot_address`, 127.0.1.1 on) and the abusers from
+127.0.9.x (:mod:`.table_abuse`), and the server runs with its default per-client caps and
+work budget: a bot is one person, an abuser one client inside the limits. ``--one-address``
+is the old way: everyone from 127.0.0.1, the per-client caps raised for the bots (which lets
+the abusers further than a real one would get).
+
 Games: ``--games daifugo,president,doudizhu`` are dealt to the rooms in turn (Daifugo 4
 players, President 4, Dou Dizhu; 3 rounds or deals a match).
 """
@@ -77,6 +84,22 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+BOT_NETS = range(1, 9)
+"""the measuring bots connect from 127.0.N.x for N in this range (the abusers use 127.0.9.x)"""
+HOSTS_PER_NET = 250
+MAX_ADDRESSED_ROOMS = len(BOT_NETS) * HOSTS_PER_NET
+
+
+def bot_address(i: int) -> str:
+    """The source address of room ``i``'s bot: one person, one client to the server."""
+    return f"127.0.{BOT_NETS[i // HOSTS_PER_NET]}.{1 + i % HOSTS_PER_NET}"
+
+
+def source(address: str | None) -> dict:
+    """``connect`` keywords that bind the client socket to ``address`` (None: any)."""
+    return {} if address is None else {"local_addr": (address, 0)}
+
+
 def loopback_caps(rooms: int) -> list[str]:
     """The per-client caps raised just enough for ``rooms`` measuring bots: they all come from
     127.0.0.1, which the server counts as one client (so do the abusers, which the raised caps
@@ -87,15 +110,17 @@ def loopback_caps(rooms: int) -> list[str]:
 
 
 def start_server(port: int, db: Path, workers: int, extra: list[str] = (),
-                 rooms: int = 0) -> subprocess.Popen:
+                 rooms: int = 0, one_address: bool = True) -> subprocess.Popen:
     """``climbrl serve`` on ``port``, once it is ready. The rate limit is lifted for the
-    measuring bots (all on one connection each, from one address) and the per-client caps
-    raised for ``rooms`` of them (:func:`loopback_caps`); abusers pace themselves at the
-    documented limit. ``extra``: more ``climbrl serve`` options (they win)."""
+    measuring bots (one connection each); with ``one_address`` (all the bots from 127.0.0.1)
+    the per-client caps are raised for ``rooms`` of them (:func:`loopback_caps`), else they
+    are the server's defaults; abusers pace themselves at the documented limit. ``extra``:
+    more ``climbrl serve`` options (they win)."""
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
     proc = subprocess.Popen(
         [sys.executable, "-m", "climbrl.cli", "serve", "--port", str(port), "--db", str(db),
-         "--rate", "100000", "--workers", str(workers), *loopback_caps(rooms), *extra],
+         "--rate", "100000", "--workers", str(workers),
+         *(loopback_caps(rooms) if one_address else []), *extra],
         cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
     deadline = time.monotonic() + 60
@@ -170,11 +195,13 @@ class Stats:
         self.refused = 0
 
 
-async def bot(url: str, game: str, level: str, matches: int, seed: int, stats: Stats) -> None:
+async def bot(url: str, game: str, level: str, matches: int, seed: int, stats: Stats,
+              address: str | None = None) -> None:
+    """One person: a room against the CPUs, from ``address`` (None: 127.0.0.1)."""
     from websockets.asyncio.client import connect
 
     rng = random.Random(seed)
-    async with connect(url, max_size=1 << 22) as ws:
+    async with connect(url, max_size=1 << 22, **source(address)) as ws:
         await ws.recv()  # hello
         await ws.send(json.dumps({"type": "create", "id": 0, "game": game, "players": PLAYERS[game],
                                   "mode": "cpu", "level": level, "pace_ms": 0, "rounds": 3}))
@@ -241,12 +268,14 @@ def memory_figures(samples: list[tuple[float, float]], warm_s: float = WARM_S) -
             "peak": max(mb for _, mb in samples), "flat": last <= FLAT_RATIO * warm}
 
 
-def start_abusers(port: int, seed: int, level: str, kinds: tuple[str, ...]):
-    """The abusive clients in a process of their own (:mod:`.table_abuse`); returns the
-    process and the pipe that stops it and brings back its figures."""
+def start_abusers(port: int, seed: int, level: str, kinds: tuple[str, ...], addressed: bool = True):
+    """The abusive clients in a process of their own (:mod:`.table_abuse`; ``addressed``:
+    from 127.0.9.x, else from 127.0.0.1); returns the process and the pipe that stops it and
+    brings back its figures."""
     ctx = multiprocessing.get_context("spawn")
     ours, theirs = ctx.Pipe()
-    proc = ctx.Process(target=run_abusers, args=(port, seed, level, kinds, theirs), daemon=True)
+    proc = ctx.Process(target=run_abusers, args=(port, seed, level, kinds, theirs, addressed),
+                       daemon=True)
     proc.start()
     return proc, ours
 
@@ -263,7 +292,8 @@ def stop_abusers(proc, pipe) -> dict:
 async def run(args, abuse: bool = False) -> dict:
     port = free_port()
     folder = Path(tempfile.mkdtemp(prefix="climbrl-bench-"))
-    proc = start_server(port, folder / "tables.db", args.workers, args.serve_option, args.rooms)
+    proc = start_server(port, folder / "tables.db", args.workers, args.serve_option, args.rooms,
+                        args.one_address)
     url = f"ws://127.0.0.1:{port}/ws"
     stats = Stats()
     games = args.games.split(",")
@@ -285,12 +315,15 @@ async def run(args, abuse: bool = False) -> dict:
                 workers_warm[0] = workers
             await asyncio.sleep(SAMPLE_S)
 
-    abusers = start_abusers(port, args.seed, args.level, args.abusers) if abuse else None
+    abusers = (start_abusers(port, args.seed, args.level, args.abusers, not args.one_address)
+               if abuse else None)
+    load_before = os.getloadavg()
     server_cpu0 = cpu_seconds(proc.pid)
     client_cpu0 = time.process_time()
     start = time.perf_counter()
     sampler = asyncio.create_task(sample())
-    tasks = [asyncio.create_task(bot(url, games[i % len(games)], args.level, args.matches, args.seed + i, stats))
+    tasks = [asyncio.create_task(bot(url, games[i % len(games)], args.level, args.matches, args.seed + i,
+                                     stats, None if args.one_address else bot_address(i)))
              for i in range(args.rooms)]
     done, pending = await asyncio.wait(tasks, timeout=args.timeout)
     elapsed = time.perf_counter() - start
@@ -328,7 +361,8 @@ async def run(args, abuse: bool = False) -> dict:
         "rss_idle_mb": idle_rss, "rss_peak_mb": peak[0], "errors": stats.errors[:10],
         "error_count": len(stats.errors), "unfinished_rooms": args.rooms - stats.finished,
         "rooms_held": held, "rooms_in_memory": in_memory, "server_cpu_s": server_cpu, "client_cpu_s": client_cpu,
-        "load_average": os.getloadavg(), "slowest_ms_at_s": slowest,
+        "load_average": os.getloadavg(), "load_average_before": load_before,
+        "one_address": args.one_address, "slowest_ms_at_s": slowest,
         "workers_rss_start_mb": workers_start, "workers_rss_warm_mb": workers_warm[0],
         "workers_rss_end_mb": workers_end,
         "server_memory": memory_figures(server_samples), "worker_memory": memory_figures(worker_samples),
@@ -341,6 +375,7 @@ def report(r: dict) -> None:
     print(f"table server load: {r['rooms']} rooms at once ({', '.join(r['games'])}), "
           f"{r['level']} CPUs, {r['matches']} match(es) each, seed {r['seed']}, "
           f"{'WITH abusers (' + ', '.join(r['abusers_run']) + ')' if r['abuse'] else 'without abusers'}; {machine()}, {os.cpu_count()} cores")
+    print(f"  addresses        {'all from 127.0.0.1, per-client caps raised' if r['one_address'] else 'one per bot (127.0.N.x), abusers 127.0.9.x; default per-client caps'}")
     print(f"  elapsed          {r['elapsed_s']:.1f} s")
     print(f"  people's moves   {r['people_moves']} ({r['people_moves_per_s']:.1f}/s)")
     print(f"  all ops          {r['all_ops']} ({r['all_ops_per_s']:.1f}/s, people + CPUs + seats)")
@@ -356,7 +391,8 @@ def report(r: dict) -> None:
               f"{m.get('mid', float('nan')):.0f} MB half-way, {m['last']:.0f} MB last, {m['peak']:.0f} MB peak: "
               f"{'flat' if m['flat'] else 'NOT flat'} (last within {FLAT_RATIO}x of after warm-up)")
     print(f"  CPU time         server {r['server_cpu_s']:.1f} s, bots {r['client_cpu_s']:.1f} s "
-          f"(machine load average {r['load_average'][0]:.1f}, shared with other work)")
+          f"(machine load average {r['load_average_before'][0]:.1f} at the start, "
+          f"{r['load_average'][0]:.1f} at the end, shared with other work)")
     print(f"  errors           {r['error_count']} {r['errors'][:3]}")
     print(f"  rooms unfinished {r['unfinished_rooms']} (refused, the CPUs busy: {r['refused_rooms']}); "
           f"rooms held by the server {r['rooms_held']} ({r['rooms_in_memory']} in memory)")
@@ -370,6 +406,7 @@ def report(r: dict) -> None:
     a = r["abusers"]
     if a:
         print(f"  abusers sent     {a['sent']}")
+        print(f"  abusers' CPU     {a.get('cpu_s', float('nan')):.1f} s (their own process, on the same machine)")
         print(f"  abusers got      {a['answers']}; {a['frame_mb']:.0f} MB of state frames, "
               f"up to {a['biggest_moves']} moves in one")
         print(f"  abusers' errors  {a['errors']}")
@@ -397,6 +434,9 @@ def main(argv=None) -> None:
                         "acknowledged move (runs for --timeout seconds)")
     p.add_argument("--kills", type=int, default=None,
                    help="with --kill-every: stop after this many kills")
+    p.add_argument("--one-address", action="store_true",
+                   help="the old way: every bot and abuser from 127.0.0.1, the per-client caps "
+                        "raised for the bots (default: an address each, the default caps)")
     p.add_argument("--serve-option", action="append", default=[], metavar="OPTION",
                    help="one more `climbrl serve` option (repeat; e.g. --serve-option=--think=2)")
     p.add_argument("--json", action="store_true", help="print the figures as JSON too")
@@ -440,6 +480,9 @@ def check_args(parser: argparse.ArgumentParser, args) -> None:
         parser.error(f"--matches must be 1 or more, got {args.matches}")
     if not args.timeout > 0:
         parser.error(f"--timeout must be more than 0 seconds, got {args.timeout}")
+    if not args.one_address and args.kill_every is None and args.rooms > MAX_ADDRESSED_ROOMS:
+        parser.error(f"--rooms: at most {MAX_ADDRESSED_ROOMS} with an address each, got "
+                     f"{args.rooms}; add --one-address for more")
     if args.kill_every is not None and not args.kill_every > 0:
         parser.error(f"--kill-every must be more than 0 seconds, got {args.kill_every}")
     if args.kill_every is not None and (args.abuse or args.compare):

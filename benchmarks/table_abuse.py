@@ -14,6 +14,12 @@ their own so that their work does not slow the measuring bots:
     :data:`SLOW_HEADER_S` seconds and never finish the request;
   * idle WebSockets: :data:`IDLE_SOCKETS` connect, read the ``hello`` and send nothing.
 
+Addresses (:class:`Addresses`): each kind is one client of its own, connecting from
+127.0.9.x: the spammers share one address (so one work budget), the creators another (so one
+``--rooms-per-client``), the idle WebSockets come from as many addresses as the default
+``--connections-per-client`` needs; with ``addressed=False`` everything comes from 127.0.0.1
+(the old way, the server's caps raised).
+
 :func:`run_abusers` runs them (all, or the :data:`KINDS` asked for) until told to stop and
 returns what happened to them.
 """
@@ -27,6 +33,7 @@ import time
 from collections import Counter
 from typing import Any
 
+from climbrl.play.server.app import DEFAULT_CONNECTIONS_PER_CLIENT
 from climbrl.play.server.protocol import RATE_PER_S
 
 KINDS = ("spam", "create", "slow", "idle")
@@ -53,6 +60,33 @@ HEAD_START_S = 15.0
 """the room creators wait this long at most for the spammers to have their rooms: they share
 one address, and so one ``--rooms-per-client`` cap, which the creators would use up first"""
 SPAM_GAME = {"game": "doudizhu", "players": 4, "mode": "cpu", "pace_ms": 0}
+ABUSER_NET = "127.0.9."
+SPAM_HOST, CREATE_HOST, SLOW_HOST, FIRST_IDLE_HOST = 1, 2, 3, 10
+"""the last byte of each kind's address (the idle sockets' first; they take the next ones)"""
+
+
+class Addresses:
+    """Where each abuser connects from: an address of 127.0.9.x per kind (``addressed``), or
+    None for all (127.0.0.1)."""
+
+    def __init__(self, addressed: bool = True):
+        self.addressed = addressed
+
+    def _host(self, last: int) -> dict[str, Any]:
+        return {"local_addr": (f"{ABUSER_NET}{last}", 0)} if self.addressed else {}
+
+    def spam(self) -> dict[str, Any]:
+        return self._host(SPAM_HOST)
+
+    def create(self) -> dict[str, Any]:
+        return self._host(CREATE_HOST)
+
+    def slow(self) -> dict[str, Any]:
+        return self._host(SLOW_HOST)
+
+    def idle(self, i: int) -> dict[str, Any]:
+        """The ``i``-th idle socket's: at most the default connections per address."""
+        return self._host(FIRST_IDLE_HOST + i // DEFAULT_CONNECTIONS_PER_CLIENT)
 
 
 class AbuseStats:
@@ -103,7 +137,7 @@ async def _paced(interval: float, stop: asyncio.Event, step) -> None:
 
 
 async def spammer(url: str, seed: int, level: str, stop: asyncio.Event, stats: AbuseStats,
-                  seated: asyncio.Semaphore | None = None) -> None:
+                  seated: asyncio.Semaphore | None = None, where: dict[str, Any] | None = None) -> None:
     """``settings`` and ``hint`` just under the rate limit from a 4-player Dou Dizhu room (a
     ``create`` refused as ``busy`` is asked again every :data:`RETRY_S`); ``seated`` is
     released once it has its room."""
@@ -111,7 +145,7 @@ async def spammer(url: str, seed: int, level: str, stop: asyncio.Event, stats: A
 
     rng = random.Random(seed)
     who = "spam"
-    async with connect(url, max_size=MAX_FRAME, open_timeout=CONNECT_TIMEOUT_S) as ws:
+    async with connect(url, max_size=MAX_FRAME, open_timeout=CONNECT_TIMEOUT_S, **(where or {})) as ws:
         await ws.recv()  # hello
         state: dict[str, Any] = {}
         start = time.monotonic()
@@ -189,7 +223,7 @@ def _rules(options: list[dict[str, Any]], rng: random.Random) -> dict[str, Any]:
 
 
 async def creator(url: str, seed: int, stop: asyncio.Event, stats: AbuseStats,
-                  head_start=None) -> None:
+                  head_start=None, where: dict[str, Any] | None = None) -> None:
     """``create`` at the rate limit, every room with rules of its own: the next as soon as
     the last is answered (``joined`` or an ``error``) and the rate allows, so what the server
     has not read yet never piles up. ``head_start``: awaited first (the spammers' rooms)."""
@@ -197,7 +231,7 @@ async def creator(url: str, seed: int, stop: asyncio.Event, stats: AbuseStats,
 
     rng = random.Random(seed)
     who = "create"
-    async with connect(url, max_size=MAX_FRAME, open_timeout=CONNECT_TIMEOUT_S) as ws:
+    async with connect(url, max_size=MAX_FRAME, open_timeout=CONNECT_TIMEOUT_S, **(where or {})) as ws:
         games = json.loads(await ws.recv())["games"]
         if head_start is not None:  # connected first: the idle sockets take the others
             await head_start
@@ -241,10 +275,12 @@ async def creator(url: str, seed: int, stop: asyncio.Event, stats: AbuseStats,
             reader.cancel()
 
 
-async def slow_headers(port: int, n: int, stop: asyncio.Event, stats: AbuseStats) -> None:
+async def slow_headers(port: int, n: int, stop: asyncio.Event, stats: AbuseStats,
+                       where: dict[str, Any] | None = None) -> None:
     """An HTTP request whose headers never end: a line every :data:`SLOW_HEADER_S` seconds."""
     try:
-        reader, writer = await asyncio.wait_for(asyncio.open_connection("127.0.0.1", port), CONNECT_TIMEOUT_S)
+        reader, writer = await asyncio.wait_for(asyncio.open_connection("127.0.0.1", port, **(where or {})),
+                                                CONNECT_TIMEOUT_S)
     except (OSError, asyncio.TimeoutError) as err:
         stats.failed[f"slow:{type(err).__name__}"] += 1
         return
@@ -268,13 +304,14 @@ async def slow_headers(port: int, n: int, stop: asyncio.Event, stats: AbuseStats
         writer.close()
 
 
-async def idle_socket(url: str, stop: asyncio.Event, stats: AbuseStats) -> None:
+async def idle_socket(url: str, stop: asyncio.Event, stats: AbuseStats,
+                      where: dict[str, Any] | None = None) -> None:
     """A WebSocket that reads the ``hello`` and then sends nothing (it answers the server's
     pings, as a browser does)."""
     from websockets.asyncio.client import connect
 
     try:
-        async with connect(url, ping_interval=None, open_timeout=CONNECT_TIMEOUT_S) as ws:
+        async with connect(url, ping_interval=None, open_timeout=CONNECT_TIMEOUT_S, **(where or {})) as ws:
             await ws.recv()
             closed = asyncio.create_task(ws.wait_closed())
             await asyncio.wait([closed, asyncio.create_task(stop.wait())],
@@ -292,10 +329,12 @@ class _Done(Exception):
     """A paced client's connection is gone."""
 
 
-async def abuse(port: int, seed: int, level: str, stop: asyncio.Event, kinds=KINDS) -> AbuseStats:
-    """The abusive clients of ``kinds`` (:data:`KINDS`) at once until ``stop``; what happened
-    to them."""
+async def abuse(port: int, seed: int, level: str, stop: asyncio.Event, kinds=KINDS,
+                addressed: bool = True) -> AbuseStats:
+    """The abusive clients of ``kinds`` (:data:`KINDS`) at once until ``stop``, from the
+    addresses of :class:`Addresses`; what happened to them."""
     url = f"ws://127.0.0.1:{port}/ws"
+    at = Addresses(addressed)
     stats = AbuseStats()
     tasks = []
     seated = asyncio.Semaphore(0)
@@ -312,13 +351,14 @@ async def abuse(port: int, seed: int, level: str, stop: asyncio.Event, kinds=KIN
 
     head_start = asyncio.ensure_future(spammers_seated()) if "spam" in kinds else None
     if "spam" in kinds:
-        tasks += [spammer(url, seed + i, level, stop, stats, seated) for i in range(SPAMMERS)]
+        tasks += [spammer(url, seed + i, level, stop, stats, seated, at.spam()) for i in range(SPAMMERS)]
     if "create" in kinds:
-        tasks += [creator(url, seed + SPAMMERS + i, stop, stats, head_start) for i in range(CREATORS)]
+        tasks += [creator(url, seed + SPAMMERS + i, stop, stats, head_start, at.create())
+                  for i in range(CREATORS)]
     if "slow" in kinds:
-        tasks += [slow_headers(port, i, stop, stats) for i in range(SLOW_SOCKETS)]
+        tasks += [slow_headers(port, i, stop, stats, at.slow()) for i in range(SLOW_SOCKETS)]
     if "idle" in kinds:
-        tasks += [idle_socket(url, stop, stats) for _ in range(IDLE_SOCKETS)]
+        tasks += [idle_socket(url, stop, stats, at.idle(i)) for i in range(IDLE_SOCKETS)]
     running = [asyncio.create_task(t) for t in tasks]
     await stop.wait()
     done, pending = await asyncio.wait(running, timeout=STOP_GRACE_S)
@@ -331,19 +371,21 @@ async def abuse(port: int, seed: int, level: str, stop: asyncio.Event, kinds=KIN
     return stats
 
 
-def run_abusers(port: int, seed: int, level: str, kinds: tuple[str, ...], conn) -> None:
+def run_abusers(port: int, seed: int, level: str, kinds: tuple[str, ...], conn,
+                addressed: bool = True) -> None:
     """The abusers' process: run until ``conn`` (a pipe) says stop, then send back the
-    :class:`AbuseStats` as a dict."""
+    :class:`AbuseStats` as a dict, with the CPU time the abusers took (``cpu_s``: they share
+    the machine with the server)."""
 
     async def main() -> AbuseStats:
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         loop.add_reader(conn.fileno(), stop.set)
         try:
-            return await abuse(port, seed, level, stop, kinds)
+            return await abuse(port, seed, level, stop, kinds, addressed)
         finally:
             loop.remove_reader(conn.fileno())
 
     stats = asyncio.run(main())
     conn.recv()
-    conn.send(stats.as_dict())
+    conn.send({**stats.as_dict(), "cpu_s": time.process_time()})

@@ -207,6 +207,29 @@ def test_settings_spam_runs_out_of_its_work_budget(tmp_path):
         assert client.request({"type": "ping"}, "pong")
 
 
+def test_a_second_connection_of_one_client_shares_its_spent_work_budget(tmp_path):
+    """Work was budgeted per connection: an abuser with 150 connections (the benchmark's
+    raised cap) had 150 budgets. Two connections of one client (the test client's one
+    address) share one: the second gets ``busy`` once the first has spent it."""
+    app = make_app(tmp_path, work_per_s=1e-6, work_burst_s=1e-4)
+    with TestClient(app) as tc, tc.websocket_connect("/ws") as first, \
+            tc.websocket_connect("/ws") as second:
+        spender, other = _client(first), _client(second)
+        spender.create(game="doudizhu", mode="cpu", players=4, pace_ms=3000)
+        codes = []
+        for i in range(20):
+            rid = spender.send({"type": "settings", "counter": i % 2 == 0})
+            reply = _reply_to_any(spender, rid)
+            codes.append(reply.get("code") if reply["type"] == "error" else reply["type"])
+            if codes[-1] == "busy":
+                break
+        assert codes[-1] == "busy", codes
+        rid = other.send({"type": "create", "game": "daifugo", "mode": "friends"})
+        reply = _reply_to_any(other, rid)
+        assert reply["type"] == "error" and reply["code"] == "busy", reply
+        assert other.request({"type": "ping"}, "pong")
+
+
 def test_a_hint_leaves_the_table_version_and_sends_nobody_a_frame(tmp_path):
     app = make_app(tmp_path)
     with TestClient(app) as tc, tc.websocket_connect("/ws") as ws:

@@ -18,9 +18,10 @@ from starlette.testclient import TestClient
 
 from table_helpers import make_app, random_chooser
 from climbrl.play.server import app as app_module
-from climbrl.play.server import daifugo
+from climbrl.play.server import daifugo, doudizhu
 from climbrl.play.server.client import ServerError, TableClient
-from climbrl.play.server.rooms import game_options
+from climbrl.play.server.rooms import TABLE_GAMES, game_options
+from climbrl.play.server.shared import Shared
 
 ROOM = {"game": "daifugo", "players": 4, "mode": "cpu", "level": "easy", "pace_ms": 0}
 SAME = ("v", "turn", "phase", "round", "hand", "moves", "pile", "flags", "exchange", "history",
@@ -85,6 +86,56 @@ def test_an_engine_a_table_plays_is_shared_however_many_were_built_since():
         daifugo.engine_for(daifugo.make_rules(*m))
     gc.collect()
     assert daifugo.engine_for(rules) is held
+
+
+class _Value:
+    """A value :class:`Shared` can hold weakly."""
+
+
+def test_a_pinned_value_stays_however_many_others_were_asked_for():
+    """A pinned value (a usual table's engine) is never dropped for the last ones asked for:
+    the next table of its rules finds it rather than build it again."""
+    shared = Shared(lambda key: _Value(), keep=2)
+    usual = shared.pin("usual", "usual")
+    for key in range(shared.keep + 3):
+        shared(key, key)
+    gc.collect()
+    builds = shared.builds
+    assert shared("usual", "usual") is usual and shared.builds == builds
+    assert shared.pinned() == 1
+
+
+def _builds() -> tuple[int, int, int]:
+    return doudizhu.ENGINES.builds, daifugo.ENGINES.builds, daifugo.CATALOGS.builds
+
+
+READY_WAIT_S = 120.0
+"""how long a test waits for the usual engines at start-up (seconds on a loaded machine)"""
+
+
+def test_no_table_the_lobby_offers_builds_an_engine_once_the_server_is_ready(tmp_path):
+    """Regression: the server built only some usual engines at start-up, and the first room of
+    four-player Dou Dizhu (or President of six players and more) built its own, seconds in a
+    thread that held up every room's moves; and a built one could be dropped for the last
+    rule mixes asked for. Once ready, no table the lobby offers with its default rules builds
+    an engine, however many other rule mixes were played since."""
+    app = make_app(tmp_path)
+    with TestClient(app) as tc, tc.websocket_connect("/ws") as ws:
+        deadline = time.monotonic() + READY_WAIT_S
+        while not app.state.server.ready:
+            assert time.monotonic() < deadline, "the usual engines were not built"
+            time.sleep(0.05)
+        for m in _rule_mixes(daifugo.ENGINES_KEPT + 4, seed=2):
+            daifugo.engine_for(daifugo.make_rules(*m))
+        gc.collect()
+        before = _builds()
+        client = TableClient(ws)
+        client.create(game="doudizhu", players=4, mode="cpu", level="easy", pace_ms=0)
+        for name, options in game_options().items():
+            for players in options["players"]:
+                for rounds in options["rounds"]:
+                    TABLE_GAMES[name].build_engine(players, rounds, {})
+        assert _builds() == before
 
 
 def test_a_friends_room_builds_no_engine_before_its_match_starts(tmp_path, monkeypatch):

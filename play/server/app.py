@@ -110,10 +110,11 @@ class Connection:
     """One WebSocket: the room it sits in, the seats it holds and its send queue."""
 
     def __init__(self, ws: WebSocket, rate: float, burst: int,
-                 work: tuple[float, float] = (protocol.WORK_PER_S, protocol.WORK_BURST_S)):
+                 work: protocol.WorkBudget | None = None):
         self.ws = ws
         self.client = client_address(ws)
-        self.work = protocol.WorkBudget(*work)
+        self.work = work if work is not None else protocol.WorkBudget()
+        """the work budget of the connection's client, shared by all its connections"""
         self.room: Room | None = None
         self.seats: list[int] = []
         self.revealed: int | None = None
@@ -181,6 +182,9 @@ class TableServer:
         self.connections_per_client = connections_per_client
         self.open: collections.Counter[str] = collections.Counter()
         """client address -> its WebSockets open now"""
+        self.budgets: dict[str, protocol.WorkBudget] = {}
+        """client address -> the work budget all its connections spend from (kept while it
+        has a connection open or the budget has not refilled: reconnecting refills nothing)"""
         self.idle_s = idle_s
         self.seats_per_client = seats_per_client
         self.joined: dict[str, collections.Counter[str]] = {}
@@ -352,9 +356,20 @@ class TableServer:
         sys.setswitchinterval(SWITCH_INTERVAL_S)
         self.pool.warm_up()
         await self.restore()
-        # in the background: the first rooms of the usual tables need not build their engine
+        # in the background: the usual tables' engines are built before the server is ready
+        # (``/healthz``), and pinned, so none of their rooms builds one while rooms play
+        # (Regression: the four-player Dou Dizhu engine was built by its first room, seconds
+        # in a thread that held up every room's moves); rooms made meanwhile wait for them
         self._preparing = asyncio.gather(asyncio.to_thread(prepare_engines), self.pool.ready())
         self._preparing.add_done_callback(_logged("preparing the engines"))
+        started = time.monotonic()
+
+        def ready(future: asyncio.Future) -> None:
+            if not future.cancelled() and future.exception() is None:
+                log.info("ready: the usual engines built and the CPU workers started in %.1f s",
+                         time.monotonic() - started)
+
+        self._preparing.add_done_callback(ready)
         loop = asyncio.get_running_loop()
         self._checking = loop.create_task(self.check_stored())
         self._checking.add_done_callback(_logged("checking the stored rooms"))
@@ -446,15 +461,25 @@ class TableServer:
             await ws.close(POLICY_CLOSE)
             return
         self.open[client] += 1
+        budget = self.budgets.get(client)
+        if budget is None:
+            budget = self.budgets[client] = protocol.WorkBudget(*self.work)
         try:
-            await self._serve_socket(ws)
+            await self._serve_socket(ws, budget)
         finally:
             self.open[client] -= 1
             if not self.open[client]:
                 del self.open[client]
+                self._forget_budgets()
 
-    async def _serve_socket(self, ws: WebSocket) -> None:
-        conn = Connection(ws, self.rate, self.burst, self.work)
+    def _forget_budgets(self) -> None:
+        """Drop the work budgets of the clients with no connection open whose budget has
+        refilled (the others are kept, so that reconnecting does not refill one)."""
+        for client in [c for c, b in self.budgets.items() if c not in self.open and b.full]:
+            del self.budgets[client]
+
+    async def _serve_socket(self, ws: WebSocket, budget: protocol.WorkBudget) -> None:
+        conn = Connection(ws, self.rate, self.burst, budget)
         writer = asyncio.create_task(self._writer(conn))
         conn.send({"type": "hello", "protocol": protocol.VERSION, "server": server_version(),
                    "limits": {"max_message_bytes": protocol.MAX_MESSAGE_BYTES,
@@ -571,6 +596,7 @@ class TableServer:
         settings = check_settings(msg)
         self._admit_room(conn)
         if settings["mode"] != "friends" or settings["fill"]:  # it starts at once
+            await self._prepared()
             await self._build_engine(settings)
         if settings["mode"] == "cpu" or settings["fill"]:
             self._admit_cpus()  # after the wait, as the room is made
@@ -591,6 +617,15 @@ class TableServer:
         self._attach(conn, room, room.seats_of(token), token, msg, creator=True)
         self.schedule_cpu(room)
 
+    async def _prepared(self) -> None:
+        """Wait (on the event loop) until the usual engines are built, at start-up: a room
+        whose match starts meanwhile is made once they are, finding its engine built if it
+        is a usual one, and building another variant's only then (not beside them, each
+        taking the interpreter from the rooms in play)."""
+        prep = getattr(self, "_preparing", None)
+        if prep is not None and not prep.done():
+            await asyncio.wait([prep])
+
     @staticmethod
     async def _build_engine(settings: dict[str, Any]) -> None:
         """Build (or find built) the engine of a room about to start its match: the first room
@@ -605,6 +640,7 @@ class TableServer:
         """The engine built before an op that leaves ``empty_after`` seats empty in a room
         whose match has not started (the op then starts it)."""
         if room.table is None and empty_after == 0:
+            await self._prepared()
             await self._build_engine(room.settings)
 
     async def on_join(self, conn, msg) -> None:
@@ -854,7 +890,7 @@ class TableServer:
 
     def _own_frame(self, conn: Connection, room: Room) -> dict[str, Any]:
         """The ``state`` a connection asked for (joining, lifting the curtain, a setting); the
-        time it took is spent from the connection's work budget."""
+        time it took is spent from its client's work budget."""
         started = time.perf_counter()
         message = frame(room, conn.seats, conn.revealed, [])
         conn.work.spend(time.perf_counter() - started)

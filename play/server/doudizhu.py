@@ -44,6 +44,8 @@ KIND_LABELS = {
 COUNTER_ORDER = tuple(reversed(range(NUM_RANKS)))
 RULES = ("rob", "open_hand", "laizi")
 """The room's rule switches (each off by default): the variants."""
+PLAYERS = (3, 4)
+"""the player counts of the lobby's tables"""
 #: the rob bidding's buttons: (no caller yet, after a call) for the pass, and its moves
 ROB_LABELS = {PASS_CODE: ("No call", "No rob"), 1: ("Call", "Call"), 2: ("Rob", "Rob")}
 ROB_SAID = {PASS_CODE: "passed", 1: "called", 2: "robbed"}
@@ -98,6 +100,17 @@ def shared_engine(config: DoudizhuConfig | None = None) -> DoudizhuGame:
 
 
 shared_engine.cache_clear = ENGINES.cache_clear
+
+
+def prepare_engines(players: tuple[int, ...] = PLAYERS) -> None:
+    """Build and pin the engine of each player count of the lobby with its default rules
+    (:data:`RULES` all off; the four-player one takes seconds and about 40 MB), so that no
+    room of the usual tables builds one while the server plays. The ten other variants are
+    built when a room first plays them (each up to seconds and 15 to 40 MB: all twelve took
+    20 s and 200 MB, too much for every start)."""
+    for n in players:
+        config = make_config(n)
+        ENGINES.pin(config, config)
 
 
 class DoudizhuTable(EngineTable):
@@ -550,14 +563,14 @@ def _table_game():
     from .games import TableGame
 
     return TableGame(
-        name="doudizhu", players=(3, 4), default_players=3, rounds=(1, 3, 5, 7),
+        name="doudizhu", players=PLAYERS, default_players=3, rounds=(1, 3, 5, 7),
         default_rounds=1,
         rule_options=lambda: [{"name": name, "default": False} for name in RULES],
         check_rules=lambda players, rounds, rules: make_config(players, rules),
         new_table=lambda players, rounds, rules, seed: DoudizhuTable(rounds, seed, players,
                                                                      rules),
         check_rule_value=lambda key, value: isinstance(value, bool),
-        counter=False, deals=True, move_cards=True, prepare=shared_engine,
+        counter=False, deals=True, move_cards=True, prepare=prepare_engines,
         engine=lambda rules: shared_engine(DoudizhuConfig(**rules)),
         build_engine=lambda players, rounds, rules: shared_engine(make_config(players, rules)),
     )

@@ -54,8 +54,10 @@ def table_games() -> dict[str, TableGame]:
 
 
 def prepare_engines() -> None:
-    """Build every game's usual engines (a Daifugo catalog takes a fifth of a second, Dou
-    Dizhu's tables more), so the first rooms do not wait for them."""
+    """Build and pin every game's usual engines, those of the lobby's tables with their
+    default rules (Daifugo and President: a quarter of a second; Dou Dizhu's three- and
+    four-player tables: seconds and about 50 MB), so that no room of theirs builds one while
+    rooms play."""
     for game in table_games().values():
         if game.prepare is not None:
             game.prepare()

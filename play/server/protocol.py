@@ -13,12 +13,12 @@ MAX_MESSAGE_BYTES = 4096
 RATE_PER_S = 20.0
 BURST = 40
 WORK_PER_S = 0.05
-"""seconds of server work (building frames, ranking hints) a connection may cost per second on
-average..."""
+"""seconds of server work (building frames, ranking hints) a client (IP address: all its
+connections together) may cost per second on average..."""
 WORK_BURST_S = 0.5
 """...and at most at once: past it, its messages get ``busy`` until the budget refills"""
 BUDGETED = ("create", "join", "check", "hint", "reveal", "settings")
-"""the requests answered ``busy`` while a connection's work budget is spent (what they cost is
+"""the requests answered ``busy`` while a client's work budget is spent (what they cost is
 spent from it); moves and the rest of a game go on"""
 #: messages over the rate limit before the connection is closed
 MAX_OVERRUN = 200
@@ -143,8 +143,9 @@ class RateLimit:
 
 
 class WorkBudget:
-    """A token bucket of server time per connection: what its requests cost is spent after
-    them (:meth:`spend`), and while the bucket is empty its requests are refused."""
+    """A token bucket of server time per client, shared by all its connections (more of them
+    buy no more work): what their requests cost is spent after them (:meth:`spend`), and
+    while the bucket is empty their requests are refused."""
 
     def __init__(self, rate_s: float = WORK_PER_S, burst_s: float = WORK_BURST_S):
         self.rate_s = rate_s
@@ -164,6 +165,12 @@ class WorkBudget:
     def spend(self, seconds: float) -> None:
         self._refill()
         self.left -= seconds
+
+    @property
+    def full(self) -> bool:
+        """Refilled to its burst: forgetting it gives its client nothing more."""
+        self._refill()
+        return self.left >= self.burst_s
 
 
 def error(code: str, message: str, re: Any = None) -> dict[str, Any]:

@@ -5,6 +5,9 @@ may choose among thousands of rule mixes. :class:`Shared` builds one value per k
 it again while anything still uses it (a room's table holds its engine: a weak reference
 here), and keeps only the last few asked for when nothing does (least recently used go
 first). Memory then follows the rules of the tables in play, not every mix ever asked for.
+The lobby's usual tables are built once at start-up and pinned (:meth:`Shared.pin`): kept for
+good, however many other mixes are asked for since, so that no room of theirs builds one
+while the server plays.
 """
 
 from __future__ import annotations
@@ -31,6 +34,8 @@ class Shared:
         self._kept: OrderedDict[Hashable, Any] = OrderedDict()
         self._lock = threading.Lock()
         self._building: dict[Hashable, threading.Lock] = {}
+        self._pinned: dict[Hashable, Any] = {}
+        """the values kept for good (:meth:`pin`), beside the ``keep`` last asked for"""
         self.builds = 0
         """values built so far (a measure of how often the kept ones were not enough)"""
 
@@ -53,6 +58,18 @@ class Shared:
                 del self._building[key]
         return value
 
+    def pin(self, key: Hashable, *args: Any) -> Any:
+        """``self(key, *args)``, kept for good: no number of other keys asked for since
+        drops it (the lobby's usual tables, built at start-up)."""
+        value = self(key, *args)
+        with self._lock:
+            self._pinned[key] = value
+        return value
+
+    def pinned(self) -> int:
+        """Values kept for good."""
+        return len(self._pinned)
+
     def _found(self, key: Hashable) -> Any:
         with self._lock:
             value = self._in_use.get(key)
@@ -71,7 +88,8 @@ class Shared:
         return len(self._in_use)
 
     def cache_clear(self) -> None:
-        """Forget every value (tables that hold one keep it)."""
+        """Forget every value, pinned ones too (tables that hold one keep it)."""
         with self._lock:
             self._in_use = weakref.WeakValueDictionary()
             self._kept.clear()
+            self._pinned.clear()
