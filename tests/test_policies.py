@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from climbrl import policies
-from climbrl.envs import daifugo_v1, president_v1
+from climbrl.envs import daifugo_v1, president_v1, uecda_v1
 from climbrl.envs.core.aec import turns
 from climbrl.policies.daifugo import EasyPlayer, HardPlayer, MediumPlayer
 from climbrl.policies.daifugo.hand import HandShape, count_groups
@@ -54,7 +54,7 @@ def test_registry_levels_resolve_through_the_cpu_config():
 
 
 def test_registry_errors_name_the_known_choices():
-    with pytest.raises(ValueError, match="games are daifugo, president, doudizhu"):
+    with pytest.raises(ValueError, match="games are daifugo, president, uecda, doudizhu"):
         policies.load("chess", "random")
     with pytest.raises(ValueError, match="known names are random, easy, medium, hard"):
         policies.load("daifugo", "grandmaster")
@@ -124,6 +124,7 @@ ENV_CONFIGS = [
     (president_v1, {"players": 4}),
     (president_v1, {"players": 6}),
     (president_v1, {"players": 5, "runs": True, "jokers": 2, "bombs": True, "skip_on_equal": True}),
+    (uecda_v1, {}),
 ]
 
 
@@ -134,7 +135,7 @@ def test_every_level_plays_legal_moves(module, kwargs):
     """Random play reaches positions (exchanges included: two rounds); at each, every level
     must return a legal id."""
     env = module.env(rounds=2, **kwargs)
-    game_name = "president" if module is president_v1 else "daifugo"
+    game_name = {president_v1: "president", uecda_v1: "uecda"}.get(module, "daifugo")
     players = [policies.load(game_name, spec, seed=i) for i, spec in enumerate(LEVEL_SPECS)]
     for p in players:
         p.bind(env.unwrapped.game)
@@ -170,7 +171,7 @@ def _scramble_hidden(state, seat: int, rng) -> None:
 @pytest.mark.parametrize("module", [daifugo_v1, president_v1])
 def test_players_do_not_see_hidden_cards(module):
     """A player given a position whose hidden hands were dealt anew plays the same move."""
-    game_name = "president" if module is president_v1 else "daifugo"
+    game_name = {president_v1: "president", uecda_v1: "uecda"}.get(module, "daifugo")
     env = module.env(players=4, rounds=2)
     raw = env.unwrapped
     rng = np.random.default_rng(1)
