@@ -13,6 +13,8 @@ Names, per game (``daifugo``, ``president``, ``doudizhu``):
 - a path (anything with a ``/``, a checkpoint suffix, or an existing file): handed to
   ``climbrl.policies.neural.load(path, game)``, the trainer's module; ``cpus/NAME``, when the working
   directory has no such folder, is the shipped CPU of that name (``cpus/daifugo``);
+- ``uecda:<command>`` (UECda): an external UECda client program, started on its first move
+  and seated through a server side of ours (:mod:`climbrl.play.uecda.program`);
 - ``douzero:<folder>`` (Dou Dizhu): a checkpoint of DouZero's own trainer, played through
   :mod:`climbrl.benchmarks.douzero_player` (needs ``pip install douzero``; landlord fixed only).
 
@@ -45,6 +47,7 @@ CHECKPOINT_SUFFIXES = (".pt", ".pth", ".ckpt", ".onnx")
 CONFIG_PATH = shipped("configs") / "cpus.yaml"
 SPEC_SEPARATOR = ":"
 DOUZERO_PREFIX = "douzero:"
+UECDA_PREFIX = "uecda:"
 #: a knob after a path's colon: ``temperature=0.5`` (an identifier, then ``=``)
 KNOB_PART = re.compile(r"^\s*[A-Za-z_]\w*\s*=")
 
@@ -118,6 +121,10 @@ def load(
             f"a player is a name ({', '.join(known_names(game))}) or a checkpoint path, "
             f"got {name_or_path!r}"
         )
+    if name_or_path.startswith(UECDA_PREFIX):
+        from climbrl.play.uecda import program  # a UECda program, started on its first move
+
+        return program.load(name_or_path, seed)
     if name_or_path.startswith(DOUZERO_PREFIX):
         player = _load_douzero(name_or_path[len(DOUZERO_PREFIX):], game, seed, knobs)
         player.name = name_or_path

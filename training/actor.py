@@ -58,6 +58,35 @@ def move_classes(game) -> tuple[int, ...]:
     return game.move_classes()
 
 
+_GAME = "game"
+"""the key of the game in a slot's dict of observers (the other keys are seats)"""
+
+
+class _Scratch:
+    """The observer of a game without an incremental one: its writer, from scratch."""
+
+    def __init__(self, game, seat: int):
+        self.game, self.seat = game, seat
+
+    def observe(self, state) -> np.ndarray:
+        return self.game.observe(state, self.seat)
+
+
+def seat_observer(held: dict, game, seat: int):
+    """``game``'s incremental observer of ``seat`` (``game.seat_observer``, else one writing
+    from scratch) in ``held``, a game slot's observers by seat: made on first use, then kept;
+    when the slot's table changes, the old table's are dropped (memory stays bounded however
+    many tables are drawn)."""
+    if held.get(_GAME) is not game:
+        held.clear()
+        held[_GAME] = game
+    observer = held.get(seat)
+    if observer is None:
+        make = getattr(game, "seat_observer", None)
+        observer = held[seat] = make(seat) if make else _Scratch(game, seat)
+    return observer
+
+
 class NetPolicy:
     """Batched greedy / epsilon-greedy choices of one network per role, over engine states.
 
@@ -95,9 +124,12 @@ class NetPolicy:
             facts = self._per_game[id(game)] = (recent_actions_fn(game), offset)
         return facts
 
-    def observe(self, states: list, seats: list[int]):
+    def observe(self, states: list, seats: list[int], observers: list[dict] | None = None):
         """Observations, histories (ids shifted by each table's offset), legal moves (the
-        game's own ids), roles and each decision's id offset."""
+        game's own ids), roles and each decision's id offset. ``observers``: per state, the
+        caller's dict of the incremental observers (:func:`seat_observer`) of that state's
+        game slot, kept between calls so each observation is rewritten only where its state
+        changed; without it every observation is written from scratch."""
         n = len(states)
         obs = np.empty((n, self.game.layout.size), np.float32)
         hist = np.empty((n, self.history_length, 2), np.int64)
@@ -107,7 +139,10 @@ class NetPolicy:
         for i, (st, seat) in enumerate(zip(states, seats)):
             game = st.game
             recent, offset = self._game_facts(game)
-            game.observe(st, seat, obs[i])
+            if observers is None:
+                game.observe(st, seat, obs[i])
+            else:
+                obs[i] = seat_observer(observers[i], game, seat).observe(st)
             rows = recent(st, seat, self.history_length)
             if offset:
                 rows[:, 1] = np.where(rows[:, 1] >= 0, rows[:, 1] + offset, rows[:, 1])
@@ -279,6 +314,8 @@ class SelfPlayActor:
         self.episodes: list[dict] = []
         self.decisions = np.zeros(len(self.role_names), np.int64)
         """decisions made per role (for speed figures)"""
+        self.observers: list[dict] = [{} for _ in range(games)]
+        """each game slot's incremental observers (:func:`seat_observer`; never saved)"""
 
     def sync_weights(self) -> None:
         got = self.transport.fetch_weights(self.version)
@@ -296,7 +333,7 @@ class SelfPlayActor:
             self._play_opponents()
         states = self.states
         seats = [st.current_player for st in states]
-        obs, hist, legal, role, offsets = self.policy.observe(states, seats)
+        obs, hist, legal, role, offsets = self.policy.observe(states, seats, self.observers)
         choices = self.policy.choose(obs, hist, legal, role, offsets, self.epsilon, self.rng)
         np.add.at(self.decisions, role, 1)
         for i, st in enumerate(states):

@@ -12,8 +12,11 @@ numpy integer or a one-element integer array, and a float, bool, string or ``Non
 ``legal_actions`` and ``deal_code`` before ``reset`` are a ``RuntimeError`` saying so.
 
 Speed: an observation is built only for the agent asked (``last()``, ``observe()``), by the
-engine's writer in a handful of numpy calls; what it returns is the caller's own (a new
-vector and mask every call, never written again by the env). ``legal_actions()`` lists the
+game's incremental observer of that seat where it has one (``game.seat_observer``: the
+seat's buffer rewritten only where the state changed since that seat last looked), and the
+mask in one preallocated buffer where only the previous call's ids are zeroed
+(:class:`~climbrl.envs.core.game.SeatBuffers`); what it returns is the caller's own (copies:
+a new vector and mask every call, never written again by the env). ``legal_actions()`` lists the
 legal ids of the agent to move, so a player need not scan the mask. (They are not in
 ``infos``: a list whose length changes every step breaks collectors that stack the infos,
 Tianshou's among them.)
@@ -28,7 +31,7 @@ import numpy as np
 
 from .. import PETTINGZOO_FLOOR
 from .checks import as_action, as_int, as_real, as_seed
-from .game import Game, IllegalActionError, State, seat_observation
+from .game import Game, IllegalActionError, SeatBuffers, State
 
 try:
     from gymnasium import spaces
@@ -85,6 +88,7 @@ class CardGameEnv(AECEnv, EzPickle):
         self._rng = np.random.default_rng()
         #: the engine state (named so as not to hide PettingZoo's ``AECEnv.state()``)
         self.game_state: State | None = None
+        self._buffers = SeatBuffers(game)
 
     # -- PettingZoo API ------------------------------------------------------------------
 
@@ -114,7 +118,7 @@ class CardGameEnv(AECEnv, EzPickle):
         seat = self._seat.get(agent) if type(agent) is str else None
         if seat is None:
             seat = self._seat[self._agent(agent)]
-        return seat_observation(self.game, self._started("observe"), seat)
+        return self._buffers.observe(self._started("observe"), seat)
 
     def step(self, action) -> None:
         agent = self.agent_selection
@@ -239,7 +243,8 @@ class CardGameEnv(AECEnv, EzPickle):
 
 class OrderEnforced(OrderEnforcingWrapper):
     """PettingZoo's order enforcing, with ``last()``, ``step()`` and ``agent_iter()`` answered
-    by the wrapped env directly once it has been reset (the same checks, same errors).
+    by the wrapped env directly once it has been reset (the same checks, same errors), and
+    ``legal_actions()`` always (the order wrapper guards nothing of it).
 
     The stock wrapper resolves every attribute that ``AECEnv.last`` reads, and ``agents`` and
     ``agent_selection`` in every ``step`` and turn of ``agent_iter``, through two
@@ -256,6 +261,10 @@ class OrderEnforced(OrderEnforcingWrapper):
             self.env.step(action)
         else:
             super().step(action)
+
+    def legal_actions(self) -> list[int]:
+        """The wrapped env's :meth:`CardGameEnv.legal_actions`, without ``__getattr__``."""
+        return self.env.legal_actions()
 
     def agent_iter(self, max_iter: int = 2**63):
         if not self._has_reset:

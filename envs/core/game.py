@@ -91,7 +91,10 @@ class Game(Protocol):
     def new_state(self, rng: np.random.Generator, options: dict | None = None) -> State: ...
 
     def observe(self, state: State, seat: int, out: np.ndarray | None = None) -> np.ndarray:
-        """The observation vector of ``seat`` (float32, ``layout.size``)."""
+        """The observation vector of ``seat`` (float32, ``layout.size``), from scratch. A game
+        may also offer ``seat_observer(seat)``: an object whose ``observe(state)`` returns the
+        same vector in its own buffer, rewritten only where the state changed since its last
+        call (the envs and the trainer's actors use it; callers copy the buffer)."""
 
     def action_to_str(self, action: int) -> str: ...
 
@@ -117,6 +120,49 @@ def seat_observation(game: Game, state: State, seat: int,
     if observation is None:
         observation = game.observe(state, seat)
     return {"observation": observation, "action_mask": mask}
+
+
+MANY_IDS = 24
+"""legal ids past which a mask is written by one numpy call rather than id by id"""
+
+
+class SeatBuffers:
+    """What an env keeps to hand out observations fast: one preallocated mask, where only the
+    ids set for the previous call are zeroed, and per seat the game's incremental observer
+    (``game.seat_observer(seat)``, when the game has one: it rewrites only what changed in its
+    own buffer), else the game's from-scratch writer. :meth:`observe` returns the same values
+    as :func:`seat_observation`, in new arrays that are the caller's own (copies of the
+    buffers), so an observation kept is never written again."""
+
+    def __init__(self, game: Game):
+        self.game = game
+        self.mask = np.zeros(game.num_actions, np.int8)
+        self.set_ids: list[int] = []
+        self.view = memoryview(self.mask)
+        make = getattr(game, "seat_observer", None)
+        self.observers = [make(seat) for seat in range(game.num_players)] if make else None
+
+    def observe(self, state: State, seat: int) -> dict[str, np.ndarray]:
+        self._set_mask(state.legal_actions() if seat == state.current_player
+                       and not state.terminal else ())
+        mask = self.mask
+        if self.observers is None:
+            observation = self.game.observe(state, seat)
+        else:
+            observation = self.observers[seat].observe(state).copy()
+        return {"observation": observation, "action_mask": mask.copy()}
+
+    def _set_mask(self, ids) -> None:
+        """The mask of ``ids``: the previous call's ids zeroed, these set; a few entries one
+        by one through a memoryview, many in one indexed write."""
+        for ids_now, value in ((self.set_ids, 0), (ids, 1)):
+            if len(ids_now) > MANY_IDS:
+                self.mask[list(ids_now)] = value
+            else:
+                view = self.view
+                for i in ids_now:
+                    view[i] = value
+        self.set_ids = list(ids)
 
 
 PLACES = "places"

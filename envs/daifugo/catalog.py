@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
+from functools import lru_cache
 
 from ..core.bits import iter_bits
 from ..core.catalog import SegmentTable
@@ -568,3 +569,30 @@ def _joker_subsets(window: int, max_jokers: int):
         for i, a in enumerate(bits):
             for b in bits[i + 1 :]:
                 yield (1 << a) | (1 << b)
+
+
+class _RulesKey:
+    """Rules compared and hashed by their catalog key only (the cache key of
+    :func:`shared_catalog`), carrying the first rules seen to build the catalog from."""
+
+    def __init__(self, rules: Rules):
+        self.rules = rules
+        self.key = Catalog.key_of(rules)
+
+    def __hash__(self) -> int:
+        return hash(self.key)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, _RulesKey) and self.key == other.key
+
+
+@lru_cache(maxsize=None)
+def _catalog_of(rules_key: _RulesKey) -> Catalog:
+    return Catalog(rules_key.rules)
+
+
+def shared_catalog(rules: Rules) -> Catalog:
+    """The catalog of ``rules``, built once per catalog key (:meth:`Catalog.key_of`) and shared
+    by every game of rules with that key: a catalog reads no other field of its rules, and
+    what it fills on use (action features, texts, the engine's tables) is the same for all."""
+    return _catalog_of(_RulesKey(rules))

@@ -44,7 +44,7 @@ from .cards import (
     card_index,
     parse_rank_suit,
 )
-from .catalog import FEATURE_SCHEMA, GIVE, RUN, SET, SINGLE, Catalog
+from .catalog import FEATURE_SCHEMA, GIVE, RUN, SET, SINGLE, Catalog, shared_catalog
 from .rules import REVOLUTION_SIZE, Rules, seat_rows
 
 PHASE_EXCHANGE, PHASE_PLAY, PHASE_OVER = range(3)
@@ -90,7 +90,7 @@ class DaifugoGame(GameDefaults):
         if catalog is not None and catalog.key != Catalog.key_of(rules):
             raise ValueError(f"catalog of rules {catalog.key} given for rules "
                              f"{Catalog.key_of(rules)}")
-        self.catalog = cat = catalog or Catalog(rules)
+        self.catalog = cat = catalog or shared_catalog(rules)
         #: seat rows of the observation and of the history's movers: the largest table of
         #: the preset, whatever this table's size
         self.seat_rows = seat_rows(rules.preset_name)
@@ -222,7 +222,7 @@ class DaifugoGame(GameDefaults):
 
     @staticmethod
     def make_catalog(rules: Rules) -> Catalog:
-        return Catalog(rules)
+        return shared_catalog(rules)
 
     def with_rules(self, rules: Rules, catalog: Catalog | None = None) -> DaifugoGame:
         """The game of another table (``rules``), with this one's reward mode."""
@@ -425,6 +425,13 @@ class DaifugoGame(GameDefaults):
         from .observation import observe
 
         return observe(self, state, seat, out)
+
+    def seat_observer(self, seat: int):
+        """An observer that keeps ``seat``'s observation between calls and rewrites only what
+        changed (:class:`~climbrl.envs.daifugo.observation.SeatObserver`)."""
+        from .observation import SeatObserver
+
+        return SeatObserver(self, seat)
 
     def action_to_str(self, action: int) -> str:
         return self.catalog.action_to_str(action)

@@ -322,6 +322,213 @@ def observe(game, state, seat: int, out: np.ndarray | None = None) -> np.ndarray
     return obs
 
 
+class SeatObserver:
+    """One seat's observation kept between calls and rewritten only where the state changed:
+    what the env hands out every step (:meth:`observe`), equal at every step to
+    :func:`observe` from scratch.
+
+    Every part of the observation is a function of a few state values, its *key*: a card
+    field of one mask (only the cards whose bits changed are rewritten), a per-seat field of
+    one list or bit set (only the rows that changed), the pile of ``(pile, last player, pile
+    cards)``, and so on. A part is rewritten when its key differs from the one it was written
+    for, entry by entry through a memoryview (a numpy call per entry, or the conversion of a
+    list of them, costs more than the few entries a step changes); a new state object (a
+    reset) is written from scratch. The buffer is the observer's: callers copy it."""
+
+    def __init__(self, game, seat: int):
+        self.game = game
+        self.seat = seat
+        self.w = w = _writer(game)
+        self.buf = np.empty(w.layout.size, np.float32)
+        self.mv = memoryview(self.buf)
+        #: the row of each absolute seat (set from the turn order of the state written)
+        self.row: list[int] = []
+        self.order: tuple[int, ...] = ()
+        #: per card slot, the bits of its copies (two decks: two bits)
+        self.copies = [sum(1 << (card + copy * CARDS_PER_DECK) for copy in range(w.decks))
+                       for card in range(CARDS_PER_DECK)]
+        self.state = None
+
+    def observe(self, state) -> np.ndarray:
+        """The observation of this seat in ``state`` (the observer's buffer, written in place)."""
+        if state is not self.state or state.order != self.order:
+            # a reset, or the seats drawn anew (the uecda preset's reseating): every row moves
+            observe(self.game, state, self.seat, self.buf)
+            self._remember(state)
+            return self.buf
+        w = self.w
+        at = w.at
+        mv = self.mv
+        row = self.row
+        # the card fields: only the cards whose bits changed
+        cards = self._cards(state)
+        old = self.cards
+        if cards != old:
+            slots = w.card_slots
+            for r in range(w.card_rows):
+                if cards[r] != old[r]:
+                    self._write_cards(r * slots, old[r], cards[r])
+            self.cards = cards
+        # the per-seat fields: only the rows that changed
+        counts = self.counts
+        hand_counts = at["hand_counts"]
+        for s, hand in enumerate(state.hands):
+            c = hand.bit_count()
+            if c != counts[s]:
+                counts[s] = c
+                mv[hand_counts + row[s]] = c
+        bits = self.bits
+        for name in ("passed", "active"):
+            now = getattr(state, name)
+            diff = now ^ bits[name]
+            if diff:
+                bits[name] = now
+                base = at[name]
+                for s in iter_bits(diff):
+                    mv[base + row[s]] = now >> s & 1
+        if state.scores != self.scores:
+            self.scores = state.scores[:]
+            base, scale = at["scores"], w.score_scale
+            for s, points in enumerate(self.scores):
+                mv[base + row[s]] = points * scale
+        places_titles = self.places_titles
+        for name in ("places", "titles"):
+            now = getattr(state, name)
+            if now != places_titles[name]:
+                self._write_places(at[name], now, places_titles[name])
+                places_titles[name] = now[:]
+        # the other parts, each rewritten whole (its old entries zeroed) when its key changed
+        keys, entries = self.keys, self.entries
+        for part, (key_of, entries_of) in _PARTS.items():
+            key = key_of(state, self.seat)
+            if key != keys[part]:
+                keys[part] = key
+                for i in entries[part]:
+                    mv[i] = 0
+                new = entries[part] = entries_of(self, state)
+                for i, value in new.items():
+                    mv[i] = value
+        return self.buf
+
+    def _cards(self, state) -> tuple[int, ...]:
+        """The card fields' masks (module docstring: an unsuited play is public by rank)."""
+        seat = self.seat
+        pile_cards = state.pile_cards
+        a = state.pile
+        if self.w.has_unsuited and a >= 0 and self.game.catalog.unsuited[a]:
+            pile_cards &= self.game.deck.joker_mask
+        return (state.hands[seat], state.played & ~state.unsuited, pile_cards,
+                state.gave[seat], state.received[seat])
+
+    def _write_cards(self, base: int, old: int, new: int) -> None:
+        """The slots of one card field whose cards' bits differ between ``old`` and ``new``."""
+        w = self.w
+        mv = self.mv
+        real = w.real
+        diff = old ^ new
+        if diff >> real:
+            mv[base + w.card_slots - 1] = (new >> real & w.joker_bits).bit_count()
+            diff &= (1 << real) - 1
+        if w.decks == 1:
+            while diff:
+                low = diff & -diff
+                diff ^= low
+                mv[base + low.bit_length() - 1] = 1 if new & low else 0
+            return
+        copies = self.copies
+        while diff:
+            low = diff & -diff
+            diff ^= low
+            card = (low.bit_length() - 1) % CARDS_PER_DECK
+            mv[base + card] = (new & copies[card]).bit_count()
+
+    def _write_places(self, base: int, now: list[int], before: list[int]) -> None:
+        """A ``(P, P)`` one-hot per seat field (places, titles): the rows that changed."""
+        mv, row, rows = self.mv, self.row, self.game.seat_rows
+        for s, (p, q) in enumerate(zip(now, before)):
+            if p != q:
+                if q >= 0:
+                    mv[base + row[s] * rows + q] = 0
+                if p >= 0:
+                    mv[base + row[s] * rows + p] = 1
+
+    def _remember(self, state) -> None:
+        """The keys of what the from-scratch write just wrote for ``state``."""
+        self.state = state
+        self.order = order = state.order
+        at_seat, players = order.index(self.seat), len(order)
+        self.row = [(order.index(s) - at_seat) % players for s in range(players)]
+        self.cards = self._cards(state)
+        self.counts = [hand.bit_count() for hand in state.hands]
+        self.bits = {"passed": state.passed, "active": state.active}
+        self.scores = state.scores[:]
+        self.places_titles = {"places": state.places[:], "titles": state.titles[:]}
+        self.keys = {part: key_of(state, self.seat) for part, (key_of, _) in _PARTS.items()}
+        self.entries = {part: entries_of(self, state)
+                        for part, (_, entries_of) in _PARTS.items()}
+
+
+def _pile_entries(observer: SeatObserver, state) -> dict[int, float]:
+    game, at = observer.game, observer.w.at
+    a = state.pile
+    if a < 0:
+        return {at["pile_shape"]: 1}
+    cat = game.catalog
+    entries = {at["pile_shape"] + cat.kind[a]: 1, at["pile_size"]: cat.msize[a],
+               at["pile_low"] + cat.low[a]: 1, at["pile_high"] + cat.high[a]: 1,
+               at["pile_owner"] + observer.row[state.last_player]: 1}
+    if observer.w.has_unsuited and cat.unsuited[a]:
+        start = at["pile_ranks"]
+        entries.update(zip(range(start, start + NUM_RANKS),
+                           game.deck.rank_counts(state.pile_cards)))
+    return entries
+
+
+def _played_ranks_entries(observer: SeatObserver, state) -> dict[int, float]:
+    if not observer.w.has_unsuited:
+        return {}
+    start = observer.w.at["played_ranks"]
+    counts = observer.game.deck.rank_counts(state.unsuited)
+    return dict(zip(range(start, start + NUM_RANKS), counts))
+
+
+def _flags_entries(observer: SeatObserver, state) -> dict[int, float]:
+    at = observer.w.at
+    f0 = at["flags"]
+    entries = {f0: state.revolution, f0 + 1: state.jack_back,
+               f0 + 2: state.revolution != state.jack_back, f0 + 3: state.lock != 0}
+    entries.update((at["lock_suits"] + s, 1) for s in iter_bits(state.lock))
+    return entries
+
+
+def _to_give(state, seat: int) -> int:
+    return sum(e[2] for e in state.pending if e[0] == seat) if state.pending else 0
+
+
+def _turn_key(state, seat: int) -> tuple:
+    return _to_give(state, seat), state.round, state.phase, state.current_player
+
+
+def _turn_entries(observer: SeatObserver, state) -> dict[int, float]:
+    w, at = observer.w, observer.w.at
+    current = min(state.round, w.last_round)
+    entries = {at["to_give"]: _to_give(state, observer.seat), at["round"]: current,
+               at["rounds_left"]: w.last_round - current, at["phase"] + state.phase: 1}
+    if state.current_player >= 0:
+        entries[at["to_move"] + observer.row[state.current_player]] = 1
+    return entries
+
+
+#: the parts of the observation :class:`SeatObserver` rewrites whole: ``key(state, seat)``
+#: and ``entries(observer, state)``, the part's entries that are not zeros (or may not be)
+_PARTS = {
+    "pile": (lambda state, seat: (state.pile, state.last_player, state.pile_cards), _pile_entries),
+    "played_ranks": (lambda state, seat: state.unsuited, _played_ranks_entries),
+    "flags": (lambda state, seat: (state.revolution, state.jack_back, state.lock), _flags_entries),
+    "turn": (_turn_key, _turn_entries),
+}
+
+
 def render(game, state) -> str:
     """A text picture of the table: state flags, pile, each seat's title, score and hand."""
     deck = game.deck

@@ -777,6 +777,13 @@ class DoudizhuGame(GameDefaults):
     def observe(self, state: DoudizhuState, seat: int, out: np.ndarray | None = None) -> np.ndarray:
         return self._writer.write(state, seat, out)
 
+    def seat_observer(self, seat: int):
+        """An observer that keeps ``seat``'s observation between calls and rewrites only what
+        changed (:class:`~climbrl.envs.doudizhu.observation.SeatObserver`)."""
+        from .observation import SeatObserver
+
+        return SeatObserver(self._writer, seat)
+
     def action_to_str(self, action: int) -> str:
         return self.catalog.action_to_str(action)
 

@@ -179,18 +179,26 @@ class ObservationWriter:
             out = np.zeros(self.layout.size, np.float32)
         else:
             out[:] = 0.0
-        at = self._at
+        recent = state.history[-1 : -self.history_length - 1 : -1]
+        raw = np.frombuffer(self.card_groups(state, seat)
+                            + b"".join([self._card_bytes[a] for _, a in recent]), np.uint8)
+        start = self._cards.start
+        rows = out[start : start + raw.size * self._depth].view(self._row_item)
+        self._rows.take(raw, out=rows)
+        self.write_history_marks(out, seat, recent, 0)
+        self.write_scalars(state, seat, out)
+        return out
+
+    def card_groups(self, state: DoudizhuState, seat: int) -> bytes:
+        """The rank counts of every card field before ``history`` (a byte per rank), joined:
+        the thermometer rows of the observation's first fields."""
         rel = self._rel[seat]
-        rel_of = self._rel_of[seat]
         hands = state.hands
         played = state.played
         trick = state.trick
-        landlord = state.landlord
         hand = hands[seat]
-        pile = state.pile
-        recent = state.history[-1 : -self.history_length - 1 : -1]
         card_bytes = self._card_bytes
-        kitty = state.kitty.to_bytes(NUM_RANKS, "little") if landlord >= 0 else card_bytes[-1]
+        kitty = state.kitty.to_bytes(NUM_RANKS, "little") if state.landlord >= 0 else card_bytes[-1]
         if self.players == THREE.players:
             # the same groups as below, spelled out: a fifth of the writer's time in random play
             first, second, third = rel
@@ -202,31 +210,49 @@ class ObservationWriter:
                 played[first].to_bytes(NUM_RANKS, "little"),
                 played[second].to_bytes(NUM_RANKS, "little"),
                 played[third].to_bytes(NUM_RANKS, "little"),
-                card_bytes[pile],
+                card_bytes[state.pile],
                 card_bytes[trick[first]],
                 card_bytes[trick[second]],
                 card_bytes[trick[third]],
             ]
-            largest = self._largest_hand
-            left = (size(hands[first]) / largest, size(hands[second]) / largest,
-                    size(hands[third]) / largest)
         else:
             groups = [hand.to_bytes(NUM_RANKS, "little"), kitty,
                       (self._full_deck - state.out - hand - sum(played)).to_bytes(
                           NUM_RANKS, "little")]
             groups += [played[s].to_bytes(NUM_RANKS, "little") for s in rel]
-            groups.append(card_bytes[pile])
+            groups.append(card_bytes[state.pile])
             groups += [card_bytes[trick[s]] for s in rel]
-            left = [size(hands[s]) / self._largest_hand for s in rel]
         if self._open_hand:
-            shown = hands[landlord] if state.shown else 0
+            shown = hands[state.landlord] if state.shown else 0
             groups.insert(CARD_FIELDS.index("shown_hand"), shown.to_bytes(NUM_RANKS, "little"))
-        groups += [card_bytes[a] for _, a in recent]
-        raw = np.frombuffer(b"".join(groups), np.uint8)
-        start = self._cards.start
-        rows = out[start : start + raw.size * self._depth].view(self._row_item)
-        self._rows.take(raw, out=rows)
+        return b"".join(groups)
 
+    def write_history_marks(self, out: np.ndarray, seat: int, entries, first: int) -> None:
+        """``history_seat`` and ``history_pass`` of ``entries`` (most recent first) from
+        history row ``first`` on, into rows that hold zeros."""
+        rel_of = self._rel_of[seat]
+        hist_seat = self._hist_seat
+        hist_pass = self._hist_pass
+        pass_id = self.catalog.PASS
+        ones = [hist_seat[i] + rel_of[s] for i, (s, _) in enumerate(entries, first)]
+        ones += [hist_pass[i] for i, (_, a) in enumerate(entries, first) if a == pass_id]
+        out[ones] = 1.0
+
+    def write_scalars(self, state: DoudizhuState, seat: int, out: np.ndarray) -> None:
+        """Every field after the card fields but the history's marks, into entries that hold
+        zeros."""
+        ones, values = self.scalars(state, seat)
+        out[ones] = 1.0
+        for i, value in values:
+            out[i] = value
+
+    def scalars(self, state: DoudizhuState, seat: int) -> tuple[list[int], list[tuple[int, float]]]:
+        """The entries of :meth:`write_scalars`: the indices set to 1, and ``(index, value)``
+        of the others that may not be zero."""
+        at = self._at
+        rel = self._rel[seat]
+        rel_of = self._rel_of[seat]
+        landlord = state.landlord
         ones = [
             at["phase"] + state.phase,
             at["first_bidder"] + rel_of[state.first_bidder],
@@ -238,31 +264,29 @@ class ObservationWriter:
         else:
             ones.append(at["role"])
         bids = state.bids
+        hands = state.hands
+        largest = self._largest_hand
+        at_left = at["cards_left"]
+        values = [(at_left + i, size(hands[s]) / largest) for i, s in enumerate(rel)]
+        values.append((at["bombs"], state.bombs / self._max_bombs))
         if self._classic:
             ones += [self._bids[i] + bids[s] + 1 for i, s in enumerate(rel)]
         else:
             ones += self._rob_bids(state, rel)
-            out[at["robs"]] = state.robs / self._max_robs
-        if pile >= 0:
+            values.append((at["robs"], state.robs / self._max_robs))
+        if state.pile >= 0:
             ones.append(at["pile_owner"] + rel_of[state.pile_owner])
         elif state.phase == Phase.PLAY:
             ones.append(at["leading"])
         pass_id = self.catalog.PASS
+        trick = state.trick
         ones += [at["trick_pass"] + i for i, s in enumerate(rel) if trick[s] == pass_id]
-        hist_seat = self._hist_seat
-        hist_pass = self._hist_pass
-        ones += [hist_seat[i] + rel_of[s] for i, (s, _) in enumerate(recent)]
-        ones += [hist_pass[i] for i, (_, a) in enumerate(recent) if a == pass_id]
-        out[ones] = 1.0
-        at_left = at["cards_left"]
-        out[at_left : at_left + self.players] = left
-        out[at["bombs"]] = state.bombs / self._max_bombs
         if state.shown:
-            out[at["shown"]] = 1.0
+            ones.append(at["shown"])
         if state.wild >= 0:
-            out[at["wild"] + state.wild] = 1.0
-            out[at["pile_wilds"]] = state.pile_subs / SUITS
-        return out
+            ones.append(at["wild"] + state.wild)
+            values.append((at["pile_wilds"], state.pile_subs / SUITS))
+        return ones, values
 
     def _rob_bids(self, state: DoudizhuState, rel: list[int]) -> list[int]:
         """The set flags of the rob bidding's ``bids`` field."""
@@ -280,3 +304,101 @@ class ObservationWriter:
             if state.rob_seats >> s & 1:
                 ones.append(base + ROB_ROBBED)
         return ones
+
+
+class SeatObserver:
+    """One seat's observation kept between calls and rewritten only where the state changed:
+    what the env hands out every step (:meth:`observe`), equal at every step to
+    :meth:`ObservationWriter.write` from scratch.
+
+    The history, most recent first, is kept as bytes (a byte per rank of each entry, and
+    the float32 bytes of ``history_seat`` and ``history_pass``), shifted by the plays made
+    since the last call, so only those plays are encoded; the card fields are then one table
+    lookup and the history's marks one copy. The scalar fields are written entry by entry
+    through a memoryview, their previous entries zeroed. A new state object (a reset), a new
+    history list (a redeal) or more new plays than the history holds: written from scratch.
+    The buffer is the observer's: callers copy it."""
+
+    def __init__(self, writer: ObservationWriter, seat: int):
+        self.writer = writer
+        self.seat = seat
+        self.buf = np.zeros(writer.layout.size, np.float32)
+        self.mv = memoryview(self.buf)
+        sl = writer.layout.slices
+        players, length = writer.players, writer.history_length
+        self.cards = self.buf[writer._cards].view(writer._row_item)
+        self.marks = self.buf[sl["history_seat"].start : sl["history_pass"].stop]
+        one = np.float32(1.0).tobytes()
+        zero = bytes(len(one))
+        rel_of = writer._rel_of[seat]
+        #: the float32 bytes of a history entry's ``history_seat`` row, by absolute seat
+        self.seat_row = [b"".join(one if rel_of[s] == i else zero for i in range(players))
+                         for s in range(players)]
+        self.pass_flag = {True: one, False: zero}
+        self.entry_sizes = (NUM_RANKS, players * len(one), len(one))
+        self.empty = tuple(bytes(size * length) for size in self.entry_sizes)
+        self.state = self.history = None
+        self.length = 0
+
+    def observe(self, state: DoudizhuState) -> np.ndarray:
+        """The observation of this seat in ``state`` (the observer's buffer, written in place)."""
+        writer, seat = self.writer, self.seat
+        history = state.history
+        new = len(history) - self.length
+        if (state is not self.state or history is not self.history or new < 0
+                or new >= writer.history_length):
+            writer.write(state, seat, self.buf)
+            self._remember(state)
+            return self.buf
+        if new:
+            self.length += new
+            self._shift(history[-1 : -new - 1 : -1])
+        raw = np.frombuffer(writer.card_groups(state, seat) + self.history_cards, np.uint8)
+        writer._rows.take(raw, out=self.cards)
+        if new:
+            self.marks[:] = np.frombuffer(self.history_seats + self.history_passes, np.float32)
+        self._write_scalars(*writer.scalars(state, seat))
+        return self.buf
+
+    def _write_scalars(self, ones: list[int], values: list[tuple[int, float]]) -> None:
+        """The scalar fields: the entries that changed since the last call."""
+        mv = self.mv
+        if ones != self.ones:
+            now = set(ones)
+            for i in self.ones:
+                if i not in now:
+                    mv[i] = 0.0
+            for i in now.difference(self.ones):
+                mv[i] = 1.0
+            self.ones = ones
+        if values != self.values:
+            now = dict(values)
+            for i, value in self.values:
+                if i not in now:
+                    mv[i] = 0.0
+            before = dict(self.values)
+            for i, value in values:
+                if before.get(i) != value:
+                    mv[i] = value
+            self.values = values
+
+    def _shift(self, entries) -> None:
+        """The history's bytes with ``entries`` (most recent first) in front."""
+        card_bytes = self.writer._card_bytes
+        pass_id = self.writer.catalog.PASS
+        # the bytes kept: all but the oldest entries' (never ``[:-0]``, which is empty)
+        cards, seats, passes = (size * (self.writer.history_length - len(entries))
+                                for size in self.entry_sizes)
+        self.history_cards = (b"".join([card_bytes[a] for _, a in entries])
+                              + self.history_cards[:cards])
+        self.history_seats = (b"".join([self.seat_row[s] for s, _ in entries])
+                              + self.history_seats[:seats])
+        self.history_passes = (b"".join([self.pass_flag[a == pass_id] for _, a in entries])
+                               + self.history_passes[:passes])
+
+    def _remember(self, state: DoudizhuState) -> None:
+        """What the from-scratch write just wrote for ``state``."""
+        self.state, self.history, self.length = state, state.history, len(state.history)
+        self.history_cards, self.history_seats, self.history_passes = self.empty
+        self._shift(state.history[-1 : -self.writer.history_length - 1 : -1])
+        self.ones, self.values = self.writer.scalars(state, self.seat)

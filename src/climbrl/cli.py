@@ -284,7 +284,51 @@ def build_parser() -> argparse.ArgumentParser:
                          "happens, leaves memory (it comes back from the file, as it was, when "
                          "someone joins); 0 keeps every room in memory")
     sv.set_defaults(func=_serve)
+    _add_uecda(sub)
     return parser
+
+
+def _add_uecda(sub) -> None:
+    """``climbrl uecda play`` and ``climbrl uecda serve``: the UECda protocol (docs/uecda.md)."""
+    from climbrl.play.uecda.client import DEFAULT_SILENCE_S, DEFAULT_THINK_S
+    from climbrl.play.uecda.wire import DEFAULT_PORT
+
+    uecda = sub.add_parser("uecda", help="the UECda computer-Daihinmin protocol (docs/uecda.md)")
+    which = uecda.add_subparsers(dest="uecda_command", required=True, parser_class=OneLineParser)
+    cl = which.add_parser("play", help="seat a player of ours on a UECda server (protocol 20070)")
+    cl.add_argument("--host", default="127.0.0.1", help="the server's address")
+    cl.add_argument("--port", type=_port, default=DEFAULT_PORT, help="TCP port, 1 to 65535")
+    cl.add_argument("--cpu", default="scripted-hard",
+                    help="the player: a name of the registry (scripted-hard, random...), a "
+                         "checkpoint or search:PATH, as climbrl eval --players takes them")
+    cl.add_argument("--name", default="climbrl", help="the name sent in the profile "
+                    "(the server keeps 9 characters; --seats N adds 1..N)")
+    cl.add_argument("--seats", type=lambda t: _count(t, "seats"), default=1,
+                    help="clients to run at once (threads), 1 to 5")
+    cl.add_argument("--think", type=_seconds, default=DEFAULT_THINK_S,
+                    help="most seconds a decision may take; past it a fast scripted move is sent")
+    cl.add_argument("--silence", type=_seconds, default=DEFAULT_SILENCE_S,
+                    help="seconds without a message from the server before the client stops")
+    cl.add_argument("--seed", type=int, default=None, help="the player's random seed")
+    cl.add_argument("--record", default=None, metavar="FILE",
+                    help="write the conversation as JSON lines (with --seats N: FILE.1..N)")
+    cl.set_defaults(func=_uecda_play)
+    sv = which.add_parser("serve", help="a UECda server of ours: 5 clients, the official "
+                          "server's schedule (or --duplicate deals)")
+    sv.add_argument("--host", default="127.0.0.1")
+    sv.add_argument("--port", type=_port, default=DEFAULT_PORT, help="TCP port, 1 to 65535")
+    sv.add_argument("--games", type=lambda t: _count(t, "games"), default=100,
+                    help="games in all (with --duplicate rounded up to whole sets of 5 "
+                    "rotations of a deal)")
+    sv.add_argument("--duplicate", action="store_true",
+                    help="duplicate deals: each deal replayed with the players rotated over the "
+                    "seats, 95%% intervals over deals (default: the official server's schedule)")
+    sv.add_argument("--seed", type=int, default=0, help="seed of the deals")
+    sv.add_argument("--timeout", type=_seconds, default=DEFAULT_SILENCE_S,
+                    help="seconds a client may take to answer before the run ends")
+    sv.add_argument("--record", default=None, metavar="FILE",
+                    help="write every client's conversation as JSON lines (FILE.0..4)")
+    sv.set_defaults(func=_uecda_serve)
 
 
 def _add_train(sub) -> None:
@@ -532,6 +576,47 @@ def _serve(args) -> int:
                          seats_per_client=args.seats_per_client, unload_s=args.unload_after)
     run_app(app, args.host, args.port)
     return 0
+
+
+def _uecda_play(args) -> int:
+    from climbrl.play.uecda import client
+    from climbrl.play.uecda.wire import JsonLinesRecorder, PLAYERS
+
+    if args.seats > PLAYERS:
+        raise UsageError(f"--seats: a UECda table has {PLAYERS} seats, got {args.seats}")
+    with user_input("--cpu"):
+        client.load_player(args.cpu, args.seed)
+    recorders = []
+    if args.record is not None:
+        with user_input(f"--record {args.record!r}"):
+            paths = [args.record] if args.seats == 1 else [f"{args.record}.{i + 1}"
+                                                            for i in range(args.seats)]
+            recorders = [JsonLinesRecorder(path) for path in paths]
+    try:
+        results = client.play_seats(args.host, args.port, args.cpu, args.name, args.seats,
+                                    think_s=args.think, seed=args.seed, silence_s=args.silence,
+                                    recorders=recorders or None)
+    finally:
+        for recorder in recorders:
+            recorder.close()
+    failed = [r for r in results if isinstance(r, Exception)]
+    for result in results:
+        summary = getattr(result, "summary", result)
+        if summary is not None:
+            print(summary.text())
+    for err in failed:
+        print(f"climbrl: failed: {one_line(err)}", file=sys.stderr)
+    return EXIT_FAILED if failed else 0
+
+
+def _uecda_serve(args) -> int:
+    from climbrl.play.uecda import server
+
+    _check_listen(args.host, args.port)
+    report = server.serve(args.host, args.port, args.games, args.seed, timeout_s=args.timeout,
+                          record=args.record, duplicate=args.duplicate)
+    print(server.format_report(report))
+    return 0 if report["complete"] else EXIT_FAILED
 
 
 def _map_chunks(args):
