@@ -4,6 +4,7 @@ medium player's strategy tips as rule cases, the hard player's hand sampler, and
 from __future__ import annotations
 
 import importlib.util
+import random
 import shutil
 from pathlib import Path
 
@@ -15,11 +16,13 @@ from climbrl.envs import daifugo_v1, president_v1, uecda_v1
 from climbrl.envs.core.aec import turns
 from climbrl.policies.daifugo import EasyPlayer, HardPlayer, MediumPlayer
 from climbrl.policies.daifugo.hand import HandShape, count_groups
-from climbrl.policies.daifugo.search import HandSampler
+from climbrl.policies.daifugo.search import ROLLOUT_EPSILON, HandSampler
 from climbrl.policies.hints import Hints
 from climbrl.policies.search import NetworkSearch
 
+from daifugo_helpers import game_for, position
 from play_helpers import live_turns
+from uecda_cases import FILL
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -328,6 +331,55 @@ def test_hard_player_replays_with_its_seed():
         picks.append(hard.act(obs, view))
     assert picks[0] == picks[1]
 
+
+
+class NoMistakes(random.Random):
+    """A rollout generator whose draws never pick the random move nor hold a card back."""
+
+    def random(self) -> float:
+        return 1.0 - 1e-9
+
+
+#: the hard player's rollout policy leading: the weakest group goes, at the UECda table too
+#: (where a pass on the empty pile is legal, listed first)
+ROLLOUT_LEADS = [
+    dict(preset="uecda", hands=["3s 3h 9d Qs", *FILL], want="3s 3h"),
+    dict(preset="uecda", hands=["Qs", *FILL], want="Qs"),
+    dict(preset="daifugo", hands=["3s 3h 9d Qs", *FILL[:3]], want="3s 3h"),
+]
+
+
+@pytest.mark.parametrize("case", ROLLOUT_LEADS, ids=lambda c: f"{c['preset']}-{c['want']}")
+def test_rollout_policy_passes_on_an_empty_pile(case):
+    # regression: with the uecda preset's lead_pass the pass is legal on an empty pile and
+    # its lead key (no cards: strength -1) was the smallest, so the rollouts passed on ~90%
+    # of their leads and the playouts ended in the stall guard's random places
+    game, state = position(case)
+    hard = HardPlayer(0).bind(game)
+    move = hard.rollout.choose(state, state.legal_actions(), NoMistakes(0))
+    assert game.action_to_str(move) == case["want"]
+
+
+def test_rollout_policy_passes_on_an_empty_pile_in_uecda_playouts():
+    # the same bug over whole playouts of a UECda deal: a lead is passed only by the
+    # rollout's random move (ROLLOUT_EPSILON, among all the legal moves)
+    game = game_for("uecda", 5)
+    hard = HardPlayer(0).bind(game)
+    pass_id = game.catalog.pass_id
+    leads = passed = 0
+    for i in range(20):
+        state = game.new_state(np.random.default_rng(i))
+        rnd = random.Random(i)
+        while state.places[0] < 0 and not state.terminal:
+            legal = state.legal_actions()
+            move = legal[0] if len(legal) == 1 else hard.rollout.choose(state, legal, rnd)
+            if state.pile < 0 and len(legal) > 1:
+                leads += 1
+                passed += move == pass_id
+            if state.apply(move) is not None:
+                break
+    assert leads > 100
+    assert passed / leads < ROLLOUT_EPSILON
 
 # -- hints ----------------------------------------------------------------------------------------
 
