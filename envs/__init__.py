@@ -19,9 +19,13 @@ import importlib.util
 import warnings
 
 from .core.game import GameEntry
+from .daifugo.rules import UECDA_PLAYERS
 
 PETTINGZOO_FLOOR = "1.27"
 """the first PettingZoo with ``pettingzoo.register`` and ``pettingzoo.aec_registry``"""
+UECDA_MATCH_ROUNDS = 5
+"""rounds per UECda match in tournaments and training (the env's default is the championship's
+class block of 100): the first round without the exchange, four with it, one reseating"""
 GAMES: dict[str, GameEntry] = {
     "daifugo": GameEntry("daifugo", "Daifugo", "climbrl.envs.daifugo_v1", "climbrl.envs.daifugo",
                          table_sizes=(3, 4), default_players=4, bots="climbrl.policies.daifugo",
@@ -29,14 +33,15 @@ GAMES: dict[str, GameEntry] = {
     "president": GameEntry("president", "President", "climbrl.envs.president_v1", "climbrl.envs.daifugo",
                            table_sizes=tuple(range(3, 9)), default_players=4,
                            bots="climbrl.policies.daifugo", train_config="president"),
-    # the minimum the uecda:<command> player needs to be measured (climbrl eval --game uecda)
     "uecda": GameEntry("uecda", "UECda", "climbrl.envs.uecda_v1", "climbrl.envs.daifugo",
-                       table_sizes=(5,), default_players=5, bots="climbrl.policies.daifugo"),
+                       table_sizes=(UECDA_PLAYERS,), default_players=UECDA_PLAYERS,
+                       bots="climbrl.policies.daifugo", train_config="uecda",
+                       match_rounds=UECDA_MATCH_ROUNDS),
     "doudizhu": GameEntry("doudizhu", "Dou Dizhu", "climbrl.envs.doudizhu_v1", "climbrl.envs.doudizhu",
                           table_sizes=(3, 4), default_players=3, bots="climbrl.policies.doudizhu",
                           train_config="doudizhu"),
 }
-"""every game, by name (Daifugo and President share one engine and its bots)"""
+"""every game, by name (Daifugo, President and UECda share one engine and its bots)"""
 DEFAULT_GAME = "daifugo"
 """the game a training run plays when its settings name none"""
 ENV_MODULES = {name: entry.env_module for name, entry in GAMES.items()}

@@ -3,9 +3,12 @@ and status 1, a traceback only with CLIMBRL_DEBUG=1."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
+
+from climbrl import envs
 
 from climbrl.training import evaluate
 from trainer_helpers import one_error_line
@@ -35,6 +38,21 @@ def test_a_missing_config_file_is_one_line(capsys, tmp_path):
 def test_a_bad_rule_is_one_line(capsys, tmp_path, rule, said):
     assert cli(SMALL_EVAL + ["--rule", rule, "--out", str(tmp_path / "x")]) == 2
     assert said in one_error_line(capsys)
+
+
+def test_a_uecda_eval_rotates_five_seats_over_short_matches(tmp_path):
+    # regression: the UECda env's default match (a class block of 100 rounds) was every
+    # tournament's match, a hundred rounds a game
+    lineup = "scripted-medium," + ",".join(["random"] * 4)
+    argv = ["eval", "--game", "uecda", "--players", lineup, "--deals", "1", "--workers", "1",
+            "--no-progress"]
+    assert cli(argv + ["--out", str(tmp_path / "a")]) == 0
+    summary = json.loads((tmp_path / "a" / "summary.json").read_text())
+    assert summary["config"]["rounds"] == envs.UECDA_MATCH_ROUNDS
+    games = [json.loads(line) for line in (tmp_path / "a" / "games.jsonl").read_text().splitlines()]
+    assert len(games) == 5  # the lineup rotated over the 5 seats of the one deal
+    assert cli(argv + ["--rounds", "2", "--out", str(tmp_path / "b")]) == 0
+    assert json.loads((tmp_path / "b" / "summary.json").read_text())["config"]["rounds"] == 2
 
 
 def test_an_unknown_player_is_one_line(capsys, tmp_path):

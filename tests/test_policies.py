@@ -4,6 +4,7 @@ medium player's strategy tips as rule cases, the hard player's hand sampler, and
 from __future__ import annotations
 
 import importlib.util
+import random
 import shutil
 from pathlib import Path
 
@@ -11,15 +12,17 @@ import numpy as np
 import pytest
 
 from climbrl import policies
-from climbrl.envs import daifugo_v1, president_v1
+from climbrl.envs import daifugo_v1, president_v1, uecda_v1
 from climbrl.envs.core.aec import turns
 from climbrl.policies.daifugo import EasyPlayer, HardPlayer, MediumPlayer
 from climbrl.policies.daifugo.hand import HandShape, count_groups
-from climbrl.policies.daifugo.search import HandSampler
+from climbrl.policies.daifugo.search import ROLLOUT_EPSILON, HandSampler
 from climbrl.policies.hints import Hints
 from climbrl.policies.search import NetworkSearch
 
+from daifugo_helpers import game_for, position
 from play_helpers import live_turns
+from uecda_cases import FILL
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -54,7 +57,7 @@ def test_registry_levels_resolve_through_the_cpu_config():
 
 
 def test_registry_errors_name_the_known_choices():
-    with pytest.raises(ValueError, match="games are daifugo, president, doudizhu"):
+    with pytest.raises(ValueError, match="games are daifugo, president, uecda, doudizhu"):
         policies.load("chess", "random")
     with pytest.raises(ValueError, match="known names are random, easy, medium, hard"):
         policies.load("daifugo", "grandmaster")
@@ -124,6 +127,7 @@ ENV_CONFIGS = [
     (president_v1, {"players": 4}),
     (president_v1, {"players": 6}),
     (president_v1, {"players": 5, "runs": True, "jokers": 2, "bombs": True, "skip_on_equal": True}),
+    (uecda_v1, {}),
 ]
 
 
@@ -134,7 +138,7 @@ def test_every_level_plays_legal_moves(module, kwargs):
     """Random play reaches positions (exchanges included: two rounds); at each, every level
     must return a legal id."""
     env = module.env(rounds=2, **kwargs)
-    game_name = "president" if module is president_v1 else "daifugo"
+    game_name = {president_v1: "president", uecda_v1: "uecda"}.get(module, "daifugo")
     players = [policies.load(game_name, spec, seed=i) for i, spec in enumerate(LEVEL_SPECS)]
     for p in players:
         p.bind(env.unwrapped.game)
@@ -170,7 +174,7 @@ def _scramble_hidden(state, seat: int, rng) -> None:
 @pytest.mark.parametrize("module", [daifugo_v1, president_v1])
 def test_players_do_not_see_hidden_cards(module):
     """A player given a position whose hidden hands were dealt anew plays the same move."""
-    game_name = "president" if module is president_v1 else "daifugo"
+    game_name = {president_v1: "president", uecda_v1: "uecda"}.get(module, "daifugo")
     env = module.env(players=4, rounds=2)
     raw = env.unwrapped
     rng = np.random.default_rng(1)
@@ -327,6 +331,55 @@ def test_hard_player_replays_with_its_seed():
         picks.append(hard.act(obs, view))
     assert picks[0] == picks[1]
 
+
+
+class NoMistakes(random.Random):
+    """A rollout generator whose draws never pick the random move nor hold a card back."""
+
+    def random(self) -> float:
+        return 1.0 - 1e-9
+
+
+#: the hard player's rollout policy leading: the weakest group goes, at the UECda table too
+#: (where a pass on the empty pile is legal, listed first)
+ROLLOUT_LEADS = [
+    dict(preset="uecda", hands=["3s 3h 9d Qs", *FILL], want="3s 3h"),
+    dict(preset="uecda", hands=["Qs", *FILL], want="Qs"),
+    dict(preset="daifugo", hands=["3s 3h 9d Qs", *FILL[:3]], want="3s 3h"),
+]
+
+
+@pytest.mark.parametrize("case", ROLLOUT_LEADS, ids=lambda c: f"{c['preset']}-{c['want']}")
+def test_rollout_policy_passes_on_an_empty_pile(case):
+    # regression: with the uecda preset's lead_pass the pass is legal on an empty pile and
+    # its lead key (no cards: strength -1) was the smallest, so the rollouts passed on ~90%
+    # of their leads and the playouts ended in the stall guard's random places
+    game, state = position(case)
+    hard = HardPlayer(0).bind(game)
+    move = hard.rollout.choose(state, state.legal_actions(), NoMistakes(0))
+    assert game.action_to_str(move) == case["want"]
+
+
+def test_rollout_policy_passes_on_an_empty_pile_in_uecda_playouts():
+    # the same bug over whole playouts of a UECda deal: a lead is passed only by the
+    # rollout's random move (ROLLOUT_EPSILON, among all the legal moves)
+    game = game_for("uecda", 5)
+    hard = HardPlayer(0).bind(game)
+    pass_id = game.catalog.pass_id
+    leads = passed = 0
+    for i in range(20):
+        state = game.new_state(np.random.default_rng(i))
+        rnd = random.Random(i)
+        while state.places[0] < 0 and not state.terminal:
+            legal = state.legal_actions()
+            move = legal[0] if len(legal) == 1 else hard.rollout.choose(state, legal, rnd)
+            if state.pile < 0 and len(legal) > 1:
+                leads += 1
+                passed += move == pass_id
+            if state.apply(move) is not None:
+                break
+    assert leads > 100
+    assert passed / leads < ROLLOUT_EPSILON
 
 # -- hints ----------------------------------------------------------------------------------------
 

@@ -186,7 +186,7 @@ def test_roles():
 def test_configs_load(path):
     args = make_args(path, ["--minutes", "1"])
     assert args.minutes == 1.0
-    assert load_yaml(path)["game"] in ("daifugo", "president", "doudizhu")
+    assert load_yaml(path)["game"] in ("daifugo", "president", "uecda", "doudizhu")
     args.validate()
     game = make_game(**args.game_kwargs())
     cfg = args.net_config(seat_rows(game))

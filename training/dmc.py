@@ -76,7 +76,7 @@ SHARE_SLACK = 1e-9
 class Args:
     # -- game
     game: str = envs.DEFAULT_GAME
-    """game to train: one of climbrl.envs.GAMES (daifugo, president, doudizhu)"""
+    """game to train: one of climbrl.envs.GAMES (daifugo, president, uecda, doudizhu)"""
     players: int | None = None
     """seats at the table (None: the game's default)"""
     rules: dict = field(default_factory=dict)
@@ -223,7 +223,13 @@ class Args:
         )
 
     def game_kwargs(self) -> dict[str, Any]:
-        return {"game": self.game, "players": self.players, "rules": dict(self.rules),
+        """The run's game: its players, rules (the game's ``match_rounds`` when they name no
+        rounds: UECda's episode is 5 rounds, not the championship's 100) and reward."""
+        rules = dict(self.rules)
+        match_rounds = envs.game_entry(self.game).match_rounds if self.game in envs.GAMES else None
+        if match_rounds is not None and "rounds" not in rules:
+            rules["rounds"] = match_rounds
+        return {"game": self.game, "players": self.players, "rules": rules,
                 "reward": self.reward}
 
     def table_kwargs(self) -> dict[str, Any]:

@@ -72,7 +72,7 @@ DEFAULT_TABLE = {name: entry.default_players for name, entry in envs.GAMES.items
 """the table size of each registered game's tournaments (``climbrl.envs.GAMES``)"""
 DEFAULT_WORKERS = 2
 DEFAULT_DEALS = 100
-#: ``rounds=None``: the env's own number of rounds
+#: ``rounds=None``: the game's ``match_rounds`` (UECda: 5), else the env's own number of rounds
 DEFAULT_ROUNDS = None
 DEFAULT_OUT_DIR = "runs/eval"
 #: characters of the default folder name taken from the players' names
@@ -106,7 +106,8 @@ class EvalConfig:
     lineups: tuple[tuple[str, ...], ...]
     deals: int = DEFAULT_DEALS
     rounds: int | None = DEFAULT_ROUNDS
-    """rounds per match (games scored by places); ``None``: the env's own"""
+    """rounds per match (games scored by places); ``None``: the game's ``match_rounds``, else
+    the env's own"""
     seed: int = 0
     workers: int = DEFAULT_WORKERS
     rules: tuple[tuple[str, Any], ...] = ()
@@ -171,12 +172,17 @@ def pool_lineups(
 
 
 def make_env(game: str, table_size: int, rounds: int | None, rules: dict[str, Any]):
-    """The env of ``game`` for a tournament (``table_size`` players)."""
-    module = importlib.import_module(envs.game_entry(game).env_module)
+    """The env of ``game`` for a tournament (``table_size`` players); ``rounds=None``: the
+    game's ``match_rounds`` (``climbrl.envs.GAMES``) unless ``rules`` name them, else the env's."""
+    entry = envs.game_entry(game)
+    module = importlib.import_module(entry.env_module)
     kwargs = dict(rules)
     kwargs["players"] = table_size
-    if rounds is not None and scoring(game) == PLACES:
-        kwargs["rounds"] = rounds
+    if scoring(game) == PLACES:
+        if rounds is None and "rounds" not in kwargs:
+            rounds = entry.match_rounds
+        if rounds is not None:
+            kwargs["rounds"] = rounds
     return module.env(**kwargs)
 
 
@@ -498,8 +504,8 @@ def settings(config: EvalConfig) -> dict[str, Any]:
 
 
 def resolved_rounds(config: EvalConfig) -> int | None:
-    """Rounds per match (``None`` for games not scored by places): ``config.rounds`` or the
-    env's default."""
+    """Rounds per match (``None`` for games not scored by places): ``config.rounds``, the
+    game's ``match_rounds`` or the env's default."""
     if scoring(config.game) != PLACES:
         return None
     if config.rounds is not None:

@@ -263,6 +263,10 @@ class GameEntry:
     """the package of the scripted players (its ``make(level, seed, **knobs)``), or None"""
     train_config: str | None = None
     """the shipped training config the benchmark times"""
+    match_rounds: int | None = None
+    """rounds per match of a tournament or a training run that names none (games scored by
+    places); ``None``: the env's own (UECda's env plays a class block of 100 rounds, too long
+    for an episode)"""
 
     def seats_text(self, less: int = 0) -> str:
         """The table sizes as said, less ``less`` each: ``3 or 4``, ``3 to 8``."""

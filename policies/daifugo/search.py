@@ -90,9 +90,11 @@ class RolloutPolicy:
         if rnd.random() < ROLLOUT_EPSILON:
             return legal[rnd.randrange(len(legal))]
         rev = state.revolution != state.jack_back
-        if state.pile < 0:
-            return min(legal, key=self.lead_key[rev].__getitem__)
+        # a pass comes first among the legal moves, on an empty pile too (``lead_pass``,
+        # UECda): leading, it is never chosen (it gives the lead away for nothing)
         plays = legal[1:] if legal[0] == self.pass_id else legal
+        if state.pile < 0:
+            return min(plays, key=self.lead_key[rev].__getitem__)
         hand = state.hands[state.current_player]
         key = self.reply_key[rev]
         set_rank, real_size, rank_mask = self.set_rank, self.real_size, self.rank_mask

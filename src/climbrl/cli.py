@@ -160,7 +160,8 @@ def _rule(text: str) -> tuple[str, object]:
 def _add_common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--game", required=True, choices=tuple(envs.GAMES))
     p.add_argument("--rounds", type=int, default=None,
-                   help="rounds per match (games scored by places; default: the env's)")
+                   help="rounds per match (games scored by places; default: the env's, "
+                        "UECda 5)")
     p.add_argument(
         "--rule", type=_rule, action="append", default=[], metavar="NAME=VALUE",
         help="a house-rule switch of the env, e.g. --rule lock=false (repeatable)",
