@@ -11,6 +11,11 @@ from daifugo_helpers import canonical, game_for, legal_texts, position
 
 @pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
 def test_rule_case(case):
+    check_case(case)
+
+
+def check_case(case: dict) -> None:
+    """One rule case as data: its legal, illegal and exact legal moves, its expectations."""
     game, state = position(case)
     legal = legal_texts(game, state)
     for text in case.get("legal", ()):

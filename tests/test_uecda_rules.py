@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from daifugo_helpers import canonical, game_for, legal_texts, position
-from test_daifugo_rules import observed
+from daifugo_helpers import game_for, position
+from test_daifugo_rules import check_case
 from uecda_cases import UECDA_CASES
 from climbrl.envs.daifugo import PHASE_EXCHANGE, PHASE_PLAY, DaifugoGame, Rules
 
@@ -19,17 +19,7 @@ BIG, SMALL = 11, 10
 
 @pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
 def test_uecda_case(case):
-    game, state = position(case)
-    legal = legal_texts(game, state)
-    for text in case.get("legal", ()):
-        assert canonical(game, text, state) in legal, f"{text!r} should be legal; legal: {legal}"
-    for text in case.get("illegal", ()):
-        assert canonical(game, text, state) not in legal, f"{text!r} should be illegal"
-    if "legal_exact" in case:
-        assert legal == {canonical(game, t, state) for t in case["legal_exact"]}
-    for key, want in case.get("expect", {}).items():
-        got = observed(game, state, key, want)
-        assert got == want, f"{key}: got {got!r}, want {want!r}"
+    check_case(case)
 
 
 def test_preset_is_the_standard_configuration():
