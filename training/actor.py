@@ -34,6 +34,7 @@ import signal
 import numpy as np
 import torch
 
+from climbrl.envs.core.observers import seat_observer
 from climbrl.policies.network import NetConfig, QNetwork, build_network
 from climbrl.policies.spec import recent_actions_fn, return_groups, role_of, roles
 
@@ -56,35 +57,6 @@ SAVED_WITH_OPPONENTS = 9
 def move_classes(game) -> tuple[int, ...]:
     """``game.move_classes()``, made once per game (:meth:`~climbrl.envs.core.game.GameDefaults.derived`)."""
     return game.move_classes()
-
-
-_GAME = "game"
-"""the key of the game in a slot's dict of observers (the other keys are seats)"""
-
-
-class _Scratch:
-    """The observer of a game without an incremental one: its writer, from scratch."""
-
-    def __init__(self, game, seat: int):
-        self.game, self.seat = game, seat
-
-    def observe(self, state) -> np.ndarray:
-        return self.game.observe(state, self.seat)
-
-
-def seat_observer(held: dict, game, seat: int):
-    """``game``'s incremental observer of ``seat`` (``game.seat_observer``, else one writing
-    from scratch) in ``held``, a game slot's observers by seat: made on first use, then kept;
-    when the slot's table changes, the old table's are dropped (memory stays bounded however
-    many tables are drawn)."""
-    if held.get(_GAME) is not game:
-        held.clear()
-        held[_GAME] = game
-    observer = held.get(seat)
-    if observer is None:
-        make = getattr(game, "seat_observer", None)
-        observer = held[seat] = make(seat) if make else _Scratch(game, seat)
-    return observer
 
 
 class NetPolicy:
