@@ -54,7 +54,7 @@ from gymnasium.utils import seeding
 from gymnasium.vector.utils import batch_space
 
 from .core.checks import as_bool, as_int_in, as_seed
-from .core.game import SeatBuffers
+from .core.game import MANY_IDS, SeatBuffers
 from .core.observers import seat_observer
 from .wrappers import EPISODE_SEEDS, SingleSeatEnv, make
 from .wrappers import _player as load_player
@@ -113,19 +113,26 @@ def check_actions(actions: Any, masks: np.ndarray, game, skip: np.ndarray | None
 
 class Rows:
     """The preallocated observation and mask arrays of ``count`` tables: :meth:`write` puts a
-    table's vector in its row and sets its legal ids, clearing only the ids set before."""
+    table's vector in its row and sets its legal ids, clearing only the ids set before (a
+    few one by one through a memoryview, many in one indexed write, as
+    :class:`~climbrl.envs.core.game.SeatBuffers` does)."""
 
     def __init__(self, game, count: int):
         self.obs = np.zeros((count, game.layout.size), np.float32)
         self.masks = np.zeros((count, game.num_actions), bool)
         self.legal: list[list[int]] = [[] for _ in range(count)]
+        self.views = [memoryview(row) for row in self.masks]
 
     def write(self, i: int, vector: np.ndarray, legal: Sequence[int]) -> None:
         self.obs[i] = vector
-        row = self.masks[i]
-        row[self.legal[i]] = False
         legal = list(legal)
-        row[legal] = True
+        view = self.views[i]
+        for ids, value in ((self.legal[i], False), (legal, True)):
+            if len(ids) > MANY_IDS:
+                self.masks[i, ids] = value
+            else:
+                for a in ids:
+                    view[a] = value
         self.legal[i] = legal
 
 
