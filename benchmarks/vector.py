@@ -37,6 +37,8 @@ REPEATS = 1
 GAME_KWARGS = {"daifugo": {"rounds": 1}, "president": {"rounds": 1}, "uecda": {"rounds": 1},
                "doudizhu": {}}
 """each game's env arguments here: one-round matches, so episodes end and reset often"""
+WARMUP_SHARE = 0.25
+"""of ``--seconds``, played before each case is timed (its catalog's caches filled)"""
 MOVES = "moves/s"
 STEPS = "agent steps/s"
 
@@ -132,7 +134,12 @@ def _randoms(game: str) -> list[str]:
 def _rate(make: Callable[[str, int, int], Callable[[], int]], game: str, count: int,
           seed: int, seconds: float, unit: str) -> Callable[[], Figures]:
     run = make(game, count, seed)
-    return lambda: {unit: timed_rate(run, seconds)}
+
+    def rate() -> Figures:
+        timed_rate(run, seconds * WARMUP_SHARE)
+        return {unit: timed_rate(run, seconds)}
+
+    return rate
 
 
 def measure_game(game: str, counts: tuple[int, ...], seconds: float, repeats: int,
