@@ -47,6 +47,10 @@ VIEWS = ("angled", "top-down")
 
 try:
     from playwright.sync_api import Page, expect, sync_playwright
+
+    # expect()'s own default is 5 s, shorter than a step may take on a loaded machine (a
+    # whole-round test failed at an expect(...).to_be_visible() that had no timeout of its own)
+    expect.set_options(timeout=STEP_MS)
 except ImportError:  # pragma: no cover - the skip below says why
     sync_playwright = None
     Page = expect = None
