@@ -113,3 +113,15 @@ def test_the_level_specs_load_as_players_of_the_uecda_table(cpu, tmp_path):
         seat = state.current_player
         obs = seat_observation(game, state, seat)
         assert obs["action_mask"][player.act(obs, state.view(seat))] == 1
+
+
+def test_the_search_benchmark_times_a_cpu_at_the_uecda_table(cpu, capsys):
+    """``python -m climbrl.benchmarks.search --games uecda`` (ms a decision of the ``hard``
+    level, docs/uecda.md); the default ``search:cpus/uecda`` is skipped while none is shipped."""
+    from climbrl.benchmarks import search as bench
+
+    spec = f"search:{cpu}:{HARD_KNOBS}"
+    out = bench.main(["--games", "uecda", "--positions", "3", "--repeats", "1", "--players",
+                      spec, "scripted-hard:rollouts=8", "search:cpus/no-such-cpu"])
+    assert "skipped search:cpus/no-such-cpu in uecda" in capsys.readouterr().out
+    assert set(out["medians"]["ms median"]) == {f"uecda: {spec}", "uecda: scripted-hard:rollouts=8"}
