@@ -6,7 +6,8 @@ per decision (median and 99th percentile) and decisions per second.
 
 The positions are the decisions with at least two legal moves of games that ``scripted-medium``
 plays in every seat (the same positions for every player, fixed by ``--seed``): Daifugo with
-4 players and 3 rounds under the standard rules, President with 4 players, and Dou Dizhu.
+4 players and 3 rounds under the standard rules, President with 4 players, Dou Dizhu, and
+UECda (its 5-seat table, 3 rounds: the exchange of the top two classes in the last two).
 Every player is re-seeded before each position, so a repetition replays the same searches;
 repetitions are interleaved (:func:`climbrl.benchmarks.common.measure`). A player spec whose CPU does
 not fit a game's table (``cpus/daifugo`` in Dou Dizhu) is skipped there with a line saying so.
@@ -20,7 +21,7 @@ import time
 import numpy as np
 
 from climbrl import policies
-from climbrl.envs import daifugo_v1, doudizhu_v1, president_v1
+from climbrl.envs import daifugo_v1, doudizhu_v1, president_v1, uecda_v1
 from climbrl.envs.core.aec import turns
 
 from .common import machine, measure, parser, write_json
@@ -30,6 +31,7 @@ TABLES = {
     "daifugo": (lambda: daifugo_v1.env(players=4, rounds=3), "search:cpus/daifugo"),
     "president": (lambda: president_v1.env(players=4), "search:cpus/president"),
     "doudizhu": (lambda: doudizhu_v1.env(), "search:cpus/doudizhu"),
+    "uecda": (lambda: uecda_v1.env(rounds=3), "search:cpus/uecda"),
 }
 MEDIAN, P99, RATE = "ms median", "ms p99", "decisions/s"
 PERCENTILE = 99

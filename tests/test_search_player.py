@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from climbrl import policies
-from climbrl.envs import daifugo_v1, doudizhu_v1, president_v1
+from climbrl.envs import daifugo_v1, doudizhu_v1, president_v1, uecda_v1
 from climbrl.envs.core.aec import turns
 from climbrl.policies.montecarlo import paired_pick
 from climbrl.policies.search import VALUES, NetworkSearch, split_spec
@@ -39,6 +39,9 @@ TABLES = {
     "president4": ("president", president_v1, {"players": 4, "rules": {"rounds": 2}}),
     "president6-two-decks": ("president", president_v1, {"players": 6, "rules": {"rounds": 2}}),
     "doudizhu": ("doudizhu", doudizhu_v1, {}),
+    # the championship's table: 5 seats, one joker, the exchange where the top two classes
+    # choose their cards (none in the match's first round), the turn order redrawn
+    "uecda": ("uecda", uecda_v1, {"players": 5, "rules": {"rounds": 4}}),
 }
 
 
@@ -251,7 +254,7 @@ def test_leaf_search_counts_the_networks_time_in_its_cap(networks, monkeypatch):
     raise AssertionError("no searched decision")
 
 
-@pytest.mark.parametrize("table", ["daifugo4", "doudizhu"])
+@pytest.mark.parametrize("table", ["daifugo4", "doudizhu", "uecda"])
 def test_lead_scripted_puts_the_scripted_choice_first_in_the_play_phase_only(table, networks):
     """``lead=scripted``: in the play phase the scripted ranking's first ``scripted`` moves,
     then the network's ``top_k`` best not among them, with no move twice; outside it (the
@@ -279,7 +282,7 @@ def test_lead_scripted_puts_the_scripted_choice_first_in_the_play_phase_only(tab
     assert "play" in phases and len(phases) > 1
 
 
-@pytest.mark.parametrize("table", ["daifugo4", "doudizhu"])
+@pytest.mark.parametrize("table", ["daifugo4", "doudizhu", "uecda"])
 def test_setup_scripted_leaves_the_exchange_and_bidding_to_the_scripted_player(table, networks):
     """``setup=scripted``: outside the play phase (Daifugo's exchange of cards, Dou Dizhu's
     bidding) the move is the scripted hard player's; in the play phase the search's, as with
@@ -313,8 +316,10 @@ def test_setup_scripted_leaves_the_exchange_and_bidding_to_the_scripted_player(t
 
 
 @pytest.mark.parametrize("table,knobs", [("daifugo4", FAST), ("daifugo4", FAST_LEAF),
-                                         ("president6-two-decks", FAST)],
-                         ids=["daifugo4", "daifugo4-leaves", "president6-two-decks"])
+                                         ("president6-two-decks", FAST), ("uecda", FAST),
+                                         ("uecda", FAST_LEAF)],
+                         ids=["daifugo4", "daifugo4-leaves", "president6-two-decks", "uecda",
+                              "uecda-leaves"])
 def test_ignores_other_seats_cards_climbing(table, knobs, networks):
     """At decisions of random first rounds the other seats' hidden cards are dealt anew and the
     moves replayed: with the same generator the CPU plays the same move."""
@@ -393,7 +398,7 @@ def test_reads_only_its_observation_and_view(networks):
         def __getattr__(self, name):
             raise AssertionError(f"the player read the live state ({name})")
 
-    for table, knobs in (("daifugo4", FAST), ("doudizhu", FAST_LEAF)):
+    for table, knobs in (("daifugo4", FAST), ("doudizhu", FAST_LEAF), ("uecda", FAST_LEAF)):
         env = make_env(table)
         raw = env.unwrapped
         player = searcher(table, networks, knobs).bind(raw.game)

@@ -290,7 +290,7 @@ def _cli(*args):
     (("play", "--silence", "x"), "--silence: seconds"),
     (("play", "--seed", "x"), "--seed: invalid int"),
     (("play", "--cpu", "nobody"), "unknown player 'nobody'"),
-    (("play", "--cpu", "medium"), "cannot play the UECda rules"),
+    (("play", "--cpu", "cpus/daifugo"), "trained on 'daifugo', not 'uecda'"),
     (("play", "--record", "/nonexistent/dir/x.jsonl"), "--record"),
     (("serve", "--games", "0"), "--games: a number of games"),
     (("serve", "--port", "70000"), "--port: a TCP port"),

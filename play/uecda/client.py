@@ -58,6 +58,8 @@ from .wire import (
     profile_table,
 )
 
+#: the registered game whose players the client seats (its levels, its trained CPUs)
+GAME_NAME = "uecda"
 #: the player whose move is sent when the chosen one thinks too long or fails
 FALLBACK_PLAYER = "scripted-medium"
 DEFAULT_THINK_S = 5.0
@@ -256,7 +258,7 @@ class Decider:
         game = uecda_game()
         self.game = game
         self.player = load_player(spec, seed)
-        self.fallback = policies.load("daifugo", FALLBACK_PLAYER, seed=seed).bind(game)
+        self.fallback = policies.load(GAME_NAME, FALLBACK_PLAYER, seed=seed).bind(game)
         self.think_s = think_s
         self.log = log
         self.rng = np.random.default_rng(seed)
@@ -294,11 +296,12 @@ class Decider:
 
 
 def load_player(spec: str, seed: int | None):
-    """The registry's player ``spec``, bound to the UECda rules; ``ValueError`` saying why
-    it cannot play them (a trained CPU of another table)."""
+    """The registry's player ``spec`` of the game ``uecda`` (a level is UECda's, a trained
+    CPU may be one trained on ``uecda``), bound to the UECda rules; ``ValueError`` saying
+    why it cannot play them (a trained CPU of another table)."""
     from climbrl import policies
 
-    player = policies.load("daifugo", spec, seed=seed)
+    player = policies.load(GAME_NAME, spec, seed=seed)
     try:
         return player.bind(uecda_game())
     except (ValueError, TypeError) as err:
