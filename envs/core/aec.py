@@ -14,9 +14,11 @@ numpy integer or a one-element integer array, and a float, bool, string or ``Non
 Speed: an observation is built only for the agent asked (``last()``, ``observe()``), by the
 game's incremental observer of that seat where it has one (``game.seat_observer``: the
 seat's buffer rewritten only where the state changed since that seat last looked), and the
-mask in one preallocated buffer where only the previous call's ids are zeroed
-(:class:`~climbrl.envs.core.game.SeatBuffers`); what it returns is the caller's own (copies:
-a new vector and mask every call, never written again by the env). ``legal_actions()`` lists the
+mask a new zeroed array with the legal ids set (:class:`~climbrl.envs.core.game.SeatBuffers`);
+what it returns is the caller's own (a new vector and mask every call, never written again
+by the env). PettingZoo's per-agent dicts are made once and updated in place, only where a
+value changes, so a dict a caller keeps is always the env's; :class:`OrderEnforced`, the
+checking layer of every ``env()``, reads the env directly. ``legal_actions()`` lists the
 legal ids of the agent to move, so a player need not scan the mask. (They are not in
 ``infos``: a list whose length changes every step breaks collectors that stack the infos,
 Tianshou's among them.)
