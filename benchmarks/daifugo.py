@@ -1,4 +1,4 @@
-"""Daifugo / President speed: random play through the raw engine and the wrapped PettingZoo
+"""Daifugo / President / UECda speed: random play through the raw engine and the wrapped PettingZoo
 env (observation and mask every step), and microseconds per legal-move call.
 
     python -m climbrl.benchmarks.daifugo [--seconds 1] [--repeats 3] [--seed 0] [--json FILE]
@@ -21,12 +21,16 @@ import time
 
 import numpy as np
 
-from climbrl.envs import daifugo_v1, president_v1
+from climbrl.envs import daifugo_v1, president_v1, uecda_v1
 from climbrl.envs.daifugo import DaifugoGame, Rules
 
 from .common import machine, measure, parser, print_bytes, print_ratios, timed_rate, write_json
 
-CONFIGS = [("daifugo", 3), ("daifugo", 4), ("president", 6)]
+CONFIGS = [("daifugo", 3), ("daifugo", 4), ("president", 6), ("uecda", 5)]
+MODULES = {"daifugo": daifugo_v1, "president": president_v1, "uecda": uecda_v1}
+ROUNDS = {"uecda": 3}
+"""rounds of a match where the preset's own is too long for one timed call (a UECda match is a
+class block of 100 rounds); the other presets play their default match"""
 STEPS, US = "steps/s", "us/call"
 
 
@@ -47,8 +51,8 @@ def engine_steps(game: DaifugoGame, seed: int):
     return run
 
 
-def env_steps(module, players: int, seed: int):
-    env = module.env(players=players)
+def env_steps(module, players: int, seed: int, **rules):
+    env = module.env(players=players, **rules)
     env.reset(seed=seed)
     pick = random.Random(seed)
 
@@ -90,23 +94,23 @@ def legal_move_us(game: DaifugoGame, seed: int, calls: int = 2000) -> float:
 
 def measure_all(seconds: float, repeats: int, seed: int = 0) -> dict[str, dict[str, list[float]]]:
     """Every case, interleaved, printed as it goes; unit -> case -> figures."""
-    modules = {"daifugo": daifugo_v1, "president": president_v1}
     play, legal = {}, {}
     for preset, players in CONFIGS:
-        game = DaifugoGame(Rules.preset(preset, players))
+        rules = {"rounds": ROUNDS[preset]} if preset in ROUNDS else {}
+        game = DaifugoGame(Rules.preset(preset, players, **rules))
         play[f"{preset} {players}p engine"] = (
             lambda run=engine_steps(game, seed): {STEPS: timed_rate(run, seconds)})
-        play[f"{preset} {players}p env()"] = (
-            lambda run=env_steps(modules[preset], players, seed): {STEPS: timed_rate(run, seconds)})
+        run = env_steps(MODULES[preset], players, seed, **rules)
+        play[f"{preset} {players}p env()"] = lambda run=run: {STEPS: timed_rate(run, seconds)}
         legal[f"{preset} {players}p legal moves"] = (
             lambda game=game, seeds=itertools.count(seed): {US: legal_move_us(game, next(seeds))})
-    out = measure(play, repeats, {STEPS: "Daifugo and President random play, steps/s "
+    out = measure(play, repeats, {STEPS: "Daifugo, President and UECda random play, steps/s "
                                          "(engine: legal moves + apply; env: + observation + mask)"})
-    print_ratios("Daifugo and President: env steps/s over the engine's (this run)",
+    print_ratios("Daifugo, President and UECda: env steps/s over the engine's (this run)",
                  out[STEPS], {f"{p} {n}p env()": f"{p} {n}p engine" for p, n in CONFIGS})
-    print_bytes("Daifugo and President: memory",
-                {f"{p} {n}p env()": lambda p=p, n=n: modules[p].env(players=n) for p, n in CONFIGS})
-    out.update(measure(legal, repeats, {US: "Daifugo and President legal-move generation, "
+    print_bytes("Daifugo, President and UECda: memory",
+                {f"{p} {n}p env()": lambda p=p, n=n: MODULES[p].env(players=n) for p, n in CONFIGS})
+    out.update(measure(legal, repeats, {US: "Daifugo, President and UECda legal-move generation, "
                                             "positions of random play"}))
     return out
 

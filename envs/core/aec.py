@@ -14,9 +14,11 @@ numpy integer or a one-element integer array, and a float, bool, string or ``Non
 Speed: an observation is built only for the agent asked (``last()``, ``observe()``), by the
 game's incremental observer of that seat where it has one (``game.seat_observer``: the
 seat's buffer rewritten only where the state changed since that seat last looked), and the
-mask in one preallocated buffer where only the previous call's ids are zeroed
-(:class:`~climbrl.envs.core.game.SeatBuffers`); what it returns is the caller's own (copies:
-a new vector and mask every call, never written again by the env). ``legal_actions()`` lists the
+mask a new zeroed array with the legal ids set (:class:`~climbrl.envs.core.game.SeatBuffers`);
+what it returns is the caller's own (a new vector and mask every call, never written again
+by the env). PettingZoo's per-agent dicts are made once and updated in place, only where a
+value changes, so a dict a caller keeps is always the env's; :class:`OrderEnforced`, the
+checking layer of every ``env()``, reads the env directly. ``legal_actions()`` lists the
 legal ids of the agent to move, so a player need not scan the mask. (They are not in
 ``infos``: a list whose length changes every step breaks collectors that stack the infos,
 Tianshou's among them.)
@@ -86,6 +88,14 @@ class CardGameEnv(AECEnv, EzPickle):
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: act_space for a in self.possible_agents}
         self._rng = np.random.default_rng()
+        # PettingZoo's per-agent dicts, made once and then updated in place, only where a
+        # value changes (rewards come at round and episode ends only): a dict kept by a
+        # caller is always the env's
+        self.rewards: dict[str, float] = {}
+        self._cumulative_rewards: dict[str, float] = {}
+        self.terminations: dict[str, bool] = {}
+        self.truncations: dict[str, bool] = {}
+        self.infos: dict[str, dict[str, Any]] = {}
         #: the engine state (named so as not to hide PettingZoo's ``AECEnv.state()``)
         self.game_state: State | None = None
         self._buffers = SeatBuffers(game)
@@ -104,10 +114,11 @@ class CardGameEnv(AECEnv, EzPickle):
             self._rng = np.random.default_rng(seed)
         self.game_state = self.game.new_state(self._rng, options)
         self.agents = self.possible_agents[:]
-        self.rewards = dict.fromkeys(self.agents, 0.0)
-        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
-        self.terminations = dict.fromkeys(self.agents, False)
-        self.truncations = dict.fromkeys(self.agents, False)
+        for values, start in ((self.rewards, 0.0), (self._cumulative_rewards, 0.0),
+                              (self.terminations, False), (self.truncations, False)):
+            values.clear()
+            values.update(dict.fromkeys(self.agents, start))
+        self.infos.clear()
         self._rewarded = False
         self.agent_selection = self.possible_agents[self.game_state.current_player]
         self._refresh_infos()
@@ -119,6 +130,18 @@ class CardGameEnv(AECEnv, EzPickle):
         if seat is None:
             seat = self._seat[self._agent(agent)]
         return self._buffers.observe(self._started("observe"), seat)
+
+    def last(self, observe: bool = True):
+        """``AECEnv.last``: the agent to move's observation (when ``observe``), cumulative
+        reward, termination, truncation and info, read without going through ``observe``'s
+        checks of a name the env chose itself."""
+        agent = self.agent_selection
+        if observe:
+            observation = self._buffers.observe(self._started("observe"), self._seat[agent])
+        else:
+            observation = None
+        return (observation, self._cumulative_rewards[agent], self.terminations[agent],
+                self.truncations[agent], self.infos[agent])
 
     def step(self, action) -> None:
         agent = self.agent_selection
@@ -141,14 +164,17 @@ class CardGameEnv(AECEnv, EzPickle):
             self._illegal(agent, action)
             return
         if rewards is not None:
+            now = self.rewards
             for name, r in zip(self.possible_agents, rewards):
-                if name in self.rewards:
-                    self.rewards[name] = float(r)
+                if name in now:
+                    now[name] = float(r)
             self._rewarded = True
             self._accumulate_rewards()
             self._refresh_infos()
         if state.terminal:
-            self.terminations = dict.fromkeys(self.agents, True)
+            terminations = self.terminations
+            for name in self.agents:
+                terminations[name] = True
         else:
             self.agent_selection = self.possible_agents[state.current_player]
         if self.render_mode == "human":
@@ -217,9 +243,9 @@ class CardGameEnv(AECEnv, EzPickle):
         return seat
 
     def _refresh_infos(self) -> None:
-        self.infos = {
-            a: self.game.info(self.game_state, self._seat[a]) for a in self.agents
-        }
+        infos, info, state, seat = self.infos, self.game.info, self.game_state, self._seat
+        for a in self.agents:
+            infos[a] = info(state, seat[a])
 
     def _illegal(self, agent: str, action: int) -> None:
         try:
@@ -232,23 +258,46 @@ class CardGameEnv(AECEnv, EzPickle):
             IllegalMoveWarning,
             stacklevel=3,
         )
-        self.terminations = dict.fromkeys(self.agents, True)
-        self.truncations = dict.fromkeys(self.agents, True)
-        self.rewards = dict.fromkeys(self.agents, 0.0)
+        for name in self.agents:
+            self.terminations[name] = self.truncations[name] = True
+            self.rewards[name] = 0.0
         self.rewards[agent] = self.illegal_reward
         self._rewarded = True
         self._accumulate_rewards()
         self._deads_step_first()
 
 
-class OrderEnforced(OrderEnforcingWrapper):
-    """PettingZoo's order enforcing, with ``last()``, ``step()`` and ``agent_iter()`` answered
-    by the wrapped env directly once it has been reset (the same checks, same errors), and
-    ``legal_actions()`` always (the order wrapper guards nothing of it).
+def _after_reset(name: str) -> property:
+    """A wrapper attribute read from the wrapped env directly (no ``__getattr__``), with the
+    order wrapper's error before ``reset``; set, it is set on the wrapped env."""
 
-    The stock wrapper resolves every attribute that ``AECEnv.last`` reads, and ``agents`` and
-    ``agent_selection`` in every ``step`` and turn of ``agent_iter``, through two
-    ``__getattr__`` layers: a quarter of a random-play step here."""
+    def read(self):
+        if not self._has_reset:
+            raise AttributeError(f"{name} cannot be accessed before reset")
+        return getattr(self.env, name)
+
+    def write(self, value):
+        setattr(self.env, name, value)
+
+    return property(read, write, doc=f"the wrapped env's ``{name}`` (after ``reset``)")
+
+
+class OrderEnforced(OrderEnforcingWrapper):
+    """The checking layer of every ``env()``: PettingZoo's order enforcing (an
+    ``OrderEnforcingWrapper``, with its errors and warnings: acting, observing or rendering
+    before ``reset``, stepping after the end), with every call a loop makes answered by the
+    wrapped env directly once it has been reset: ``last()``, ``step()``, ``observe()``,
+    ``agent_iter()``, ``legal_actions()``, and the attributes ``agents``, ``agent_selection``,
+    ``rewards``, ``terminations``, ``truncations``, ``infos`` (the stock wrapper resolves each
+    through two ``__getattr__`` layers). The wrapped env checks the action itself (its type,
+    an id out of range or illegal: the game ends, as PettingZoo's ``TerminateIllegalWrapper``)."""
+
+    agents = _after_reset("agents")
+    agent_selection = _after_reset("agent_selection")
+    rewards = _after_reset("rewards")
+    terminations = _after_reset("terminations")
+    truncations = _after_reset("truncations")
+    infos = _after_reset("infos")
 
     def last(self, observe: bool = True):
         if not self._has_reset:
@@ -261,6 +310,11 @@ class OrderEnforced(OrderEnforcingWrapper):
             self.env.step(action)
         else:
             super().step(action)
+
+    def observe(self, agent):
+        if not self._has_reset:
+            return super().observe(agent)
+        return self.env.observe(agent)
 
     def legal_actions(self) -> list[int]:
         """The wrapped env's :meth:`CardGameEnv.legal_actions`, without ``__getattr__``."""

@@ -369,37 +369,42 @@ class SeatObserver:
                 if cards[r] != old[r]:
                     self._write_cards(r * slots, old[r], cards[r])
             self.cards = cards
-        # the per-seat fields: only the rows that changed
-        counts = self.counts
-        hand_counts = at["hand_counts"]
-        for s, hand in enumerate(state.hands):
-            c = hand.bit_count()
-            if c != counts[s]:
-                counts[s] = c
-                mv[hand_counts + row[s]] = c
-        bits = self.bits
-        for name in ("passed", "active"):
-            now = getattr(state, name)
-            diff = now ^ bits[name]
-            if diff:
-                bits[name] = now
-                base = at[name]
-                for s in iter_bits(diff):
-                    mv[base + row[s]] = now >> s & 1
+        # the per-seat fields: only the rows that changed (a list compared in one call first)
+        hands, seen = state.hands, self.hands
+        if hands != seen:
+            base = at["hand_counts"]
+            for s, hand in enumerate(hands):
+                if hand != seen[s]:
+                    seen[s] = hand
+                    mv[base + row[s]] = hand.bit_count()
+        if state.passed != self.passed:
+            self._write_bits(at["passed"], self.passed, state.passed)
+            self.passed = state.passed
+        if state.active != self.active:
+            self._write_bits(at["active"], self.active, state.active)
+            self.active = state.active
         if state.scores != self.scores:
             self.scores = state.scores[:]
             base, scale = at["scores"], w.score_scale
             for s, points in enumerate(self.scores):
                 mv[base + row[s]] = points * scale
-        places_titles = self.places_titles
-        for name in ("places", "titles"):
-            now = getattr(state, name)
-            if now != places_titles[name]:
-                self._write_places(at[name], now, places_titles[name])
-                places_titles[name] = now[:]
+        if state.places != self.places:
+            self._write_places(at["places"], state.places, self.places)
+            self.places = state.places[:]
+        if state.titles != self.titles:
+            self._write_places(at["titles"], state.titles, self.titles)
+            self.titles = state.titles[:]
+        # the seat to move: one slot (its row, -1 once the game is over)
+        mover = state.current_player
+        if mover != self.mover:
+            if self.mover >= 0:
+                mv[at["to_move"] + row[self.mover]] = 0
+            if mover >= 0:
+                mv[at["to_move"] + row[mover]] = 1
+            self.mover = mover
         # the other parts, each rewritten whole (its old entries zeroed) when its key changed
         keys, entries = self.keys, self.entries
-        for part, (key_of, entries_of) in _PARTS.items():
+        for part, key_of, entries_of in self.parts:
             key = key_of(state, self.seat)
             if key != keys[part]:
                 keys[part] = key
@@ -442,6 +447,12 @@ class SeatObserver:
             card = (low.bit_length() - 1) % CARDS_PER_DECK
             mv[base + card] = (new & copies[card]).bit_count()
 
+    def _write_bits(self, base: int, before: int, now: int) -> None:
+        """A per-seat flag field (passed, active) of a seat bit set: the rows that changed."""
+        mv, row = self.mv, self.row
+        for s in iter_bits(before ^ now):
+            mv[base + row[s]] = now >> s & 1
+
     def _write_places(self, base: int, now: list[int], before: list[int]) -> None:
         """A ``(P, P)`` one-hot per seat field (places, titles): the rows that changed."""
         mv, row, rows = self.mv, self.row, self.game.seat_rows
@@ -459,13 +470,16 @@ class SeatObserver:
         at_seat, players = order.index(self.seat), len(order)
         self.row = [(order.index(s) - at_seat) % players for s in range(players)]
         self.cards = self._cards(state)
-        self.counts = [hand.bit_count() for hand in state.hands]
-        self.bits = {"passed": state.passed, "active": state.active}
+        self.hands = state.hands[:]
+        self.passed, self.active = state.passed, state.active
         self.scores = state.scores[:]
-        self.places_titles = {"places": state.places[:], "titles": state.titles[:]}
-        self.keys = {part: key_of(state, self.seat) for part, (key_of, _) in _PARTS.items()}
-        self.entries = {part: entries_of(self, state)
-                        for part, (_, entries_of) in _PARTS.items()}
+        self.places, self.titles = state.places[:], state.titles[:]
+        self.mover = state.current_player
+        #: the parts this table can change (``played_ranks``: under unsuited plays only)
+        self.parts = [(part, key_of, entries_of) for part, (key_of, entries_of) in _PARTS.items()
+                      if part != "played_ranks" or self.w.has_unsuited]
+        self.keys = {part: key_of(state, self.seat) for part, key_of, _ in self.parts}
+        self.entries = {part: entries_of(self, state) for part, _, entries_of in self.parts}
 
 
 def _pile_entries(observer: SeatObserver, state) -> dict[int, float]:
@@ -506,17 +520,15 @@ def _to_give(state, seat: int) -> int:
 
 
 def _turn_key(state, seat: int) -> tuple:
-    return _to_give(state, seat), state.round, state.phase, state.current_player
+    return _to_give(state, seat), state.round, state.phase
 
 
 def _turn_entries(observer: SeatObserver, state) -> dict[int, float]:
+    """The turn's fields but ``to_move`` (:meth:`SeatObserver.observe` writes its one slot)."""
     w, at = observer.w, observer.w.at
     current = min(state.round, w.last_round)
-    entries = {at["to_give"]: _to_give(state, observer.seat), at["round"]: current,
-               at["rounds_left"]: w.last_round - current, at["phase"] + state.phase: 1}
-    if state.current_player >= 0:
-        entries[at["to_move"] + observer.row[state.current_player]] = 1
-    return entries
+    return {at["to_give"]: _to_give(state, observer.seat), at["round"]: current,
+            at["rounds_left"]: w.last_round - current, at["phase"] + state.phase: 1}
 
 
 #: the parts of the observation :class:`SeatObserver` rewrites whole: ``key(state, seat)``
