@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from climbrl.benchmarks import doudizhu as doudizhu_bench
 from climbrl.envs import doudizhu, doudizhu_v1
 from climbrl.envs.doudizhu import DoudizhuConfig, DoudizhuGame, compiled
 from climbrl.envs.doudizhu.observation import SeatObserver
@@ -178,7 +179,7 @@ def test_climbrl_pure_runs_pure_python(monkeypatch):
 def test_climbrl_pure_in_a_fresh_process_never_imports_the_extension():
     code = textwrap.dedent("""
         import sys
-        from climbrl.envs import doudizhu, doudizhu_v1
+        from climbrl.envs import doudizhu_v1
         env = doudizhu_v1.env()
         env.reset(seed=0)
         env.last()
@@ -195,6 +196,11 @@ def test_a_bad_climbrl_pure_value_is_named(value, monkeypatch):
     monkeypatch.setenv(compiled.PURE_ENV, value)
     with pytest.raises(ValueError, match=f"^CLIMBRL_PURE must be 1 .* got '{value}'$"):
         DoudizhuGame()
+
+
+def test_a_bad_pure_argument_is_named():
+    with pytest.raises(TypeError, match="^pure must be True, False or None, got 'yes'$"):
+        DoudizhuGame(pure="yes")
 
 
 def test_a_missing_extension_falls_back_to_pure_python(monkeypatch):
@@ -219,3 +225,15 @@ def test_the_sdist_and_the_build_name_the_c_source():
     assert source in (ROOT / "MANIFEST.in").read_text().split()
     assert f'"{source}"' in (ROOT / "setup.py").read_text()
     assert "optional=True" in (ROOT / "setup.py").read_text()
+
+
+def test_the_benchmarks_say_whether_the_compiled_core_is_in_use(monkeypatch):
+    monkeypatch.setenv(compiled.PURE_ENV, "1")
+    pure = doudizhu_bench.compiled_core()
+    monkeypatch.setenv(compiled.PURE_ENV, "0")
+    default = doudizhu_bench.compiled_core()
+    if BUILT:
+        assert (pure, default) == ("built, not in use: CLIMBRL_PURE=1 (pure Python)",
+                                   "in use (climbrl.envs.doudizhu._fast)")
+    else:
+        assert pure == default == "not built (pure Python)"

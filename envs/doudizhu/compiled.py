@@ -17,6 +17,7 @@ and :attr:`DoudizhuGame.compiled` says which one a game uses. Everything else of
 from __future__ import annotations
 
 import os
+from functools import lru_cache
 from types import ModuleType
 from typing import TYPE_CHECKING
 
@@ -25,7 +26,7 @@ import numpy as np
 from .bidding import NOT_YET, PASS_CODE
 from .cards import SUITS
 from .config import Phase
-from .observation import ROB_CALLED, ROB_PASSED, ROB_ROBBED
+from .observation import ROB_CALLED, ROB_PASSED, ROB_ROBBED, _card_bytes
 
 if TYPE_CHECKING:
     from .observation import ObservationWriter
@@ -56,6 +57,8 @@ def load(pure: bool | None = None) -> ModuleType | None:
     ``None`` and ``CLIMBRL_PURE=1``, or when the extension was not built."""
     if pure is None:
         pure = pure_requested()
+    elif not isinstance(pure, bool):
+        raise TypeError(f"pure must be True, False or None, got {pure!r}")
     if pure:
         return None
     try:
@@ -68,6 +71,13 @@ def load(pure: bool | None = None) -> ModuleType | None:
 def available() -> bool:
     """Whether the extension is built and importable here (whatever ``CLIMBRL_PURE`` says)."""
     return load(pure=False) is not None
+
+
+@lru_cache(maxsize=8)
+def _joined_card_bytes(catalog) -> bytes:
+    """The rank counts of every action's cards, 15 bytes each, then 15 zero bytes (no play):
+    one copy per catalog, shared by every game and env of it."""
+    return b"".join(_card_bytes(catalog))
 
 
 def writer_spec(writer: ObservationWriter) -> dict:
@@ -96,7 +106,7 @@ def writer_spec(writer: ObservationWriter) -> dict:
         suits=SUITS,
         bids_width=writer.layout.fields["bids"][1],
         full_deck=writer._full_deck,
-        card_bytes=b"".join(writer._card_bytes),
+        card_bytes=_joined_card_bytes(catalog),
         variant=tuple(writer._variant),
     )
     return spec

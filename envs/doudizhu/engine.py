@@ -1,5 +1,7 @@
 """The Dou Dizhu rules engine: a :class:`DoudizhuGame` (fixed facts) and its :class:`DoudizhuState`
-(one position), implementing :mod:`climbrl.envs.core.game`. Pure Python and numpy.
+(one position), implementing :mod:`climbrl.envs.core.game`. Pure Python and numpy; where the
+optional compiled core was built, observations are written by it
+(:mod:`climbrl.envs.doudizhu.compiled`).
 
 Rules: the Dou Dizhu section of ``docs/rules.md``. In short:
 
