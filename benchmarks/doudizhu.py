@@ -9,6 +9,8 @@ Prints, in the format of :func:`climbrl.benchmarks.common.measure` (``climbrl be
     new generator so the first fills of its per-mask tables are included, and again once its
     tables are warm;
   * engine random play: steps/s and games/s (bidding included, random legal moves);
+  * whether the compiled core writes the observations (``compiled core: in use``; set
+    ``CLIMBRL_PURE=1`` to measure pure Python);
   * the wrapped env (``doudizhu_v1.env()``) in random play, and ``raw_env()`` without
     PettingZoo's order-enforcing wrapper: steps/s and games/s with the observation and the
     action mask computed every step (``env.last()``; target >= 15,000 steps/s, and at least
@@ -32,6 +34,19 @@ import numpy as np
 from .common import machine, measure, parser, print_bytes, print_ratios, write_json
 
 STEPS, GAMES, US = "steps/s", "games/s", "us/call"
+
+
+def compiled_core() -> str:
+    """Whether a Dou Dizhu game made now writes its observations with the compiled core
+    (:mod:`climbrl.envs.doudizhu.compiled`), as the line the benchmarks print."""
+    from climbrl.envs.doudizhu import compiled
+    from climbrl.envs.doudizhu.engine import DoudizhuGame
+
+    if DoudizhuGame().compiled:
+        return "in use (climbrl.envs.doudizhu._fast)"
+    if not compiled.available():
+        return "not built (pure Python)"
+    return f"built, not in use: {compiled.PURE_ENV}=1 (pure Python)"
 
 
 def landlord_hands(count: int, seed: int) -> list[int]:
@@ -173,7 +188,8 @@ def main(argv: list[str] | None = None) -> dict:
     p.add_argument("--hands", type=int, default=20000, help="hands for the legal-move timing")
     args = p.parse_args(argv)
     print(f"machine: {machine()}", flush=True)
-    out = {"machine": machine(), **measure_all(args.seconds, args.repeats, args.seed, args.hands)}
+    print(f"compiled core: {compiled_core()}", flush=True)
+    out = {"machine": machine(), "compiled_core": compiled_core(), **measure_all(args.seconds, args.repeats, args.seed, args.hands)}
     write_json(args.json, out)
     return out
 

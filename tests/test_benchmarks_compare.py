@@ -45,6 +45,7 @@ def test_compare_runs_without_any_peer(monkeypatch, capsys):
     out = capsys.readouterr().out
     for name in peers.PEERS:
         assert f"skipped: {name}: not installed" in out
+    assert f"Dou Dizhu compiled core: {result['compiled_core']}\n" in out
     assert set(result["doudizhu_play"]) == {compare.OUR_ENGINE, compare.OUR_ENV,
                                             compare.OUR_RAW_ENV}
     assert result["check"] == {} and "skipped: the cross-check" in out

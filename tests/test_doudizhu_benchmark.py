@@ -21,6 +21,7 @@ def test_doudizhu_benchmark_runs(capsys):
     assert all(len(values) == 2 and min(values) > 0 for values in steps.values())
     out = capsys.readouterr().out
     assert len(TABLE_HEADER.findall(out)) == 3  # legal moves, steps/s, games/s
+    assert f"compiled core: {results['compiled_core']}\n" in out
 
 
 def test_daifugo_benchmark_runs(capsys):

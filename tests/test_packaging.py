@@ -17,6 +17,7 @@ import pytest
 
 import climbrl
 from climbrl import policies
+from climbrl.envs.doudizhu import compiled as compiled_core
 from climbrl.policies import install
 from climbrl.training.config import find_config, make_args, shipped_configs
 
@@ -81,6 +82,11 @@ def test_the_wheel_holds_nothing_but_climbrl(tmp_path):
                    "climbrl/_data/cpus/daifugo/cpu.json", "climbrl/cli.py"):
         assert needed in names, needed
     assert not [n for n in names if "/tests/" in n or n.endswith(".pt")]
+    # the compiled core is built into the wheel (where this Python can compile), not its source
+    compiled = [n for n in names if n.startswith("climbrl/envs/doudizhu/_fast")]
+    if compiled_core.available():
+        assert compiled and all(n.endswith((".so", ".pyd")) for n in compiled), compiled
+    assert "climbrl/envs/doudizhu/_fast.c" not in names
 
 
 def test_pyproject_floors_are_the_tested_ones():

@@ -1,5 +1,7 @@
 """The Dou Dizhu rules engine: a :class:`DoudizhuGame` (fixed facts) and its :class:`DoudizhuState`
-(one position), implementing :mod:`climbrl.envs.core.game`. Pure Python and numpy.
+(one position), implementing :mod:`climbrl.envs.core.game`. Pure Python and numpy; where the
+optional compiled core was built, observations are written by it
+(:mod:`climbrl.envs.doudizhu.compiled`).
 
 Rules: the Dou Dizhu section of ``docs/rules.md``. In short:
 
@@ -51,7 +53,7 @@ import numpy as np
 from ..core.checks import as_action, reset_options
 from ..core.game import SIDES, GameDefaults, IllegalActionError
 from .bidding import CLASSIC, NOT_YET, NUM_BIDS, PASS_CODE, ROB_BID, Outcome, auction_for
-from . import laizi
+from . import compiled, laizi
 from . import roles as role_rules
 from .cards import NUMBER_RANKS, RANKS, UNIT, contains, format_cards, size
 from .catalog import Catalog, get_catalog
@@ -460,7 +462,10 @@ class DoudizhuGame(GameDefaults):
     walk it (measured: 1 << 16 entries ran random play ~30% slower than 1 << 8); the values are
     tuples, which the collector stops tracking."""
 
-    def __init__(self, config: DoudizhuConfig | None = None):
+    def __init__(self, config: DoudizhuConfig | None = None, pure: bool | None = None):
+        """``pure``: true for the pure-Python observation writer even where the compiled core
+        is built, false or ``None`` for the compiled one where it is (``None``: unless the
+        environment variable ``CLIMBRL_PURE=1``; :mod:`climbrl.envs.doudizhu.compiled`)."""
         from .observation import ObservationWriter
 
         self.config = config = config or DoudizhuConfig()
@@ -477,9 +482,29 @@ class DoudizhuGame(GameDefaults):
                                 + config.open_hand + max_play_steps(setup))
         self._writer = ObservationWriter(self)
         self.layout = self._writer.layout
+        self._pure = pure
+        self._fast = self._compiled_writer()
         self._lead_cache: dict[int, list[int]] = {}
         self._reply_cache: dict[tuple[int, int], list[int]] = {}
         self._evaluator: HandEvaluator | None = None
+
+    def _compiled_writer(self) -> compiled.FastWriter | None:
+        module = compiled.load(self._pure)
+        return None if module is None else compiled.FastWriter(module, self._writer)
+
+    @property
+    def compiled(self) -> bool:
+        """Whether this game writes observations with the compiled core (``_fast``)."""
+        return self._fast is not None
+
+    def __getstate__(self) -> dict:
+        # the compiled writer is rebuilt where the game is loaded (it may not be built there)
+        return {**self.__dict__, "_fast": None}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._pure = state.get("_pure")
+        self._fast = self._compiled_writer()
 
     @property
     def evaluator(self) -> HandEvaluator:
@@ -775,11 +800,17 @@ class DoudizhuGame(GameDefaults):
     # -- observation, text, info ---------------------------------------------------------------
 
     def observe(self, state: DoudizhuState, seat: int, out: np.ndarray | None = None) -> np.ndarray:
+        if self._fast is not None:
+            return self._fast.write(state, seat, out)
         return self._writer.write(state, seat, out)
 
     def seat_observer(self, seat: int):
-        """An observer that keeps ``seat``'s observation between calls and rewrites only what
-        changed (:class:`~climbrl.envs.doudizhu.observation.SeatObserver`)."""
+        """An observer of ``seat`` whose ``observe(state)`` returns its own buffer: the
+        compiled core's (written from scratch in C) where the game uses it, else one that keeps
+        the observation between calls and rewrites only what changed
+        (:class:`~climbrl.envs.doudizhu.observation.SeatObserver`)."""
+        if self._fast is not None:
+            return self._fast.seat_observer(seat)
         from .observation import SeatObserver
 
         return SeatObserver(self._writer, seat)

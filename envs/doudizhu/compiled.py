@@ -1,0 +1,130 @@
+"""The optional compiled core of Dou Dizhu: the observation writer in C (``_fast.c``).
+
+The pure-Python :class:`~climbrl.envs.doudizhu.observation.ObservationWriter` stays the
+reference; the C writer writes the same float32 vector from the same state, entry for entry
+(``tests/test_compiled_core.py`` plays every variant both ways and compares). ``pip install``
+builds it where a C compiler and the Python headers exist (``setup.py``: an optional
+extension, so the install goes on without it); a game uses it when it imports, unless told
+not to:
+
+* ``DoudizhuGame(config, pure=True)``, or
+* the environment variable ``CLIMBRL_PURE=1`` (read when a game is made),
+
+and :attr:`DoudizhuGame.compiled` says which one a game uses. Everything else of the engine
+(deal, legal moves, apply) is Python either way, so states, moves and rewards are the same.
+"""
+
+from __future__ import annotations
+
+import os
+from functools import lru_cache
+from types import ModuleType
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from .bidding import NOT_YET, PASS_CODE
+from .cards import SUITS
+from .config import Phase
+from .observation import ROB_CALLED, ROB_PASSED, ROB_ROBBED, _card_bytes
+
+if TYPE_CHECKING:
+    from .observation import ObservationWriter
+
+PURE_ENV = "CLIMBRL_PURE"
+"""The environment variable that, set to ``1``, makes new games use pure Python."""
+_PURE_VALUES = ("", "0", "1")
+_ABSENT = -1
+"""A field start of a field the layout does not have."""
+FIELDS = ("hand", "kitty", "unseen", "shown_hand", "played", "pile", "trick", "history",
+          "phase", "role", "landlord", "first_bidder", "bids", "cards_left", "pile_owner",
+          "leading", "trick_pass", "bombs", "history_seat", "history_pass", "robs", "shown",
+          "wild", "pile_wilds")
+"""The fields whose starts the C writer takes (``-1`` where a layout lacks one)."""
+
+
+def pure_requested() -> bool:
+    """Whether ``CLIMBRL_PURE`` asks for pure Python (``1``; unset, empty or ``0``: no); any
+    other value is a ``ValueError`` naming it."""
+    value = os.environ.get(PURE_ENV, "").strip()
+    if value not in _PURE_VALUES:
+        raise ValueError(f"{PURE_ENV} must be 1 (pure Python) or 0, got {value!r}")
+    return value == "1"
+
+
+def load(pure: bool | None = None) -> ModuleType | None:
+    """The compiled module, or ``None`` for pure Python: when ``pure`` is true, when it is
+    ``None`` and ``CLIMBRL_PURE=1``, or when the extension was not built."""
+    if pure is None:
+        pure = pure_requested()
+    elif not isinstance(pure, bool):
+        raise TypeError(f"pure must be True, False or None, got {pure!r}")
+    if pure:
+        return None
+    try:
+        from . import _fast
+    except ImportError:
+        return None
+    return _fast
+
+
+def available() -> bool:
+    """Whether the extension is built and importable here (whatever ``CLIMBRL_PURE`` says)."""
+    return load(pure=False) is not None
+
+
+@lru_cache(maxsize=8)
+def _joined_card_bytes(catalog) -> bytes:
+    """The rank counts of every action's cards, 15 bytes each, then 15 zero bytes (no play):
+    one copy per catalog, shared by every game and env of it."""
+    return b"".join(_card_bytes(catalog))
+
+
+def writer_spec(writer: ObservationWriter) -> dict:
+    """The facts of ``writer``'s layout that the C writer needs, from the Python writer."""
+    at = writer._at
+    catalog = writer.catalog
+    spec = {name: at.get(name, _ABSENT) for name in FIELDS}
+    spec.update(
+        size=writer.layout.size,
+        num_actions=catalog.num_actions,
+        players=writer.players,
+        depth=writer._depth,
+        history_length=writer.history_length,
+        pass_id=catalog.PASS,
+        play_phase=int(Phase.PLAY),
+        classic=int(writer._classic),
+        open_hand=int(writer._open_hand),
+        not_yet=NOT_YET,
+        pass_code=PASS_CODE,
+        rob_passed=ROB_PASSED,
+        rob_called=ROB_CALLED,
+        rob_robbed=ROB_ROBBED,
+        largest=writer._largest_hand,
+        max_bombs=writer._max_bombs,
+        max_robs=writer._max_robs,
+        suits=SUITS,
+        bids_width=writer.layout.fields["bids"][1],
+        full_deck=writer._full_deck,
+        card_bytes=_joined_card_bytes(catalog),
+        variant=tuple(writer._variant),
+    )
+    return spec
+
+
+class FastWriter:
+    """The C writer of one game, with the Python writer's ``write`` signature."""
+
+    def __init__(self, module: ModuleType, writer: ObservationWriter):
+        self.size = writer.layout.size
+        self._c = module.Writer(writer_spec(writer))
+
+    def write(self, state, seat: int, out: np.ndarray | None = None) -> np.ndarray:
+        if out is None:
+            out = np.empty(self.size, np.float32)
+        return self._c.write(state, seat, out)
+
+    def seat_observer(self, seat: int):
+        """A seat's observer (``observe(state)`` returns its buffer, written from scratch in
+        C: cheaper than the Python observer's incremental rewrite)."""
+        return self._c.observer(seat, np.zeros(self.size, np.float32))

@@ -1,0 +1,19 @@
+"""The build's one compiled part; everything else is in pyproject.toml.
+
+``climbrl.envs.doudizhu._fast`` (envs/doudizhu/_fast.c, plain C with the CPython API) is
+the optional compiled core of the Dou Dizhu environment (climbrl.envs.doudizhu.compiled).
+``optional=True``: where it cannot be built (no C compiler or Python headers) the install
+goes on without it and the package runs its pure-Python writer instead.
+"""
+
+from setuptools import Extension, setup
+
+setup(
+    ext_modules=[
+        Extension(
+            "climbrl.envs.doudizhu._fast",
+            sources=["envs/doudizhu/_fast.c"],
+            optional=True,
+        )
+    ]
+)
