@@ -10,7 +10,11 @@ own :meth:`DaifugoGame.from_view` of a view built from the tables. The player th
 that position as it would in our own games.
 
 Engine seats are the server's player numbers; the seat order (``[6][10..14]``) is the
-engine's ``state.order``. What the server sends is never trusted
+engine's ``state.order``. Across the games of a class block it keeps what the server reports
+(:mod:`.block`): each game is shown as a round of the match the player was trained on, with
+the server's classes as titles, the points so far as scores, and the cards of the exchange it
+took part in (a lower class's, read from its start table and first turn table; a top class's
+gift, as it sent it). What the server sends is never trusted
 to be well formed: a refused move (8) is logged and counts as a pass; a closed connection or a
 silent server ends the run with one line; a table that cannot be read ends it with the
 table. ``--think`` bounds each decision: past it a fast scripted player's move is sent.
@@ -34,7 +38,8 @@ from climbrl.envs.daifugo.cards import SUITS
 from climbrl.training.errors import RunError
 
 from . import tables
-from .rules import POINTS, uecda_game
+from .block import DEFAULT_ROUNDS, Block, trained_rounds
+from .rules import EXCHANGE, POINTS, uecda_game, uecda_match
 from .tables import TableError
 from .wire import (
     ALL_OVER,
@@ -79,10 +84,13 @@ class GameView:
     """What one player knows of the game in progress, read from the server's tables. Engine
     seats are player numbers; the seat order (``[6][10..14]``) is the engine's ``order``."""
 
-    def __init__(self, game, me: int):
+    def __init__(self, game, me: int, rounds: int = DEFAULT_ROUNDS):
         self.game = game
         self.me = me
-        self.hand = self.played = 0
+        self.block = Block(rounds)
+        self.hand = self.played = self.dealt = 0
+        self.gave = self.received = 0
+        self.exchange_read = True
         self.counts, self.classes = [0] * PLAYERS, [0] * PLAYERS
         self.order = tuple(range(PLAYERS))
         self.finished: list[int] = []
@@ -93,8 +101,11 @@ class GameView:
 
     def start(self, table) -> None:
         deck = self.game.deck
-        self.hand = tables.table_to_hand(deck, table)
+        self.hand = self.dealt = tables.table_to_hand(deck, table)
         self._read_row6(table)
+        self.block.start_game(self.classes)
+        self.gave = self.received = 0
+        self.exchange_read = False  # the first turn table shows what a lower class's exchange did
         self.played = 0
         self.finished: list[int] = []
         self.history: list[tuple[int, int]] = []
@@ -126,6 +137,8 @@ class GameView:
         """A turn table (every player gets one each turn)."""
         self.hand = tables.table_to_hand(self.game.deck, table)
         self._read_row6(table)
+        if not self.exchange_read:
+            self._read_exchange()
         if table[NEW_TRICK] == 1 and self.trick_open:
             self._new_trick()  # the pile cleared (passes on an empty pile stay until it does)
         self.revolution = bool(table[REVOLUTION])
@@ -133,6 +146,22 @@ class GameView:
         for player, count in enumerate(self.counts):
             if count == 0 and player not in self.finished:
                 self.finished.append(player)
+
+    def _read_exchange(self) -> None:
+        """The first turn table of a game: a lower class's start table showed its hand as
+        dealt, this one shows it after the exchange (before any play), so the difference is
+        what it gave and what it got back. A top class's gift is set by :meth:`gave_back`."""
+        self.exchange_read = True
+        titles = self.block.titles
+        if titles is not None and titles[self.me] >= PLAYERS - len(EXCHANGE):
+            self.gave = self.dealt & ~self.hand
+            self.received = self.hand & ~self.dealt
+
+    def gave_back(self, gift: int) -> None:
+        """A top class sent ``gift``: the cards its exchange gave. Which of its cards the
+        exchange brought it the server does not say (its start table holds them among the
+        rest), so its ``received`` stays empty."""
+        self.gave = gift
 
     def acted(self, table) -> None:
         """The pile table after an action: a play when it shows cards not seen before."""
@@ -175,19 +204,37 @@ class GameView:
 
     def _guess_hands(self, rng: np.random.Generator) -> list[int]:
         """Our hand, and the others' dealt at random from the cards not seen, in the sizes
-        the server reports."""
+        the server reports; the cards we gave in the exchange and have not seen played since
+        stay with the player we gave them to."""
         deck = self.game.deck
-        unseen = [c for c in iter_bits(deck.full & ~self.hand & ~self.played)]
+        unseen_mask = deck.full & ~self.hand & ~self.played
+        partner = self._partner()
+        kept = 0
+        if partner is not None:
+            kept = self.gave & unseen_mask
+            kept = sum(1 << c for c in list(iter_bits(kept))[:self.counts[partner]])
+        unseen = [c for c in iter_bits(unseen_mask & ~kept)]
         rng.shuffle(unseen)
         hands, taken = [0] * PLAYERS, 0
         for player in self.order:
             if player == self.me:
                 hands[player] = self.hand
                 continue
-            count = self.counts[player]
-            hands[player] = sum(1 << c for c in unseen[taken:taken + count])
+            known = kept if player == partner else 0
+            count = self.counts[player] - known.bit_count()
+            hands[player] = known | sum(1 << c for c in unseen[taken:taken + count])
             taken += count
         return hands
+
+    def _partner(self) -> int | None:
+        """The player we exchange cards with in this game, if any."""
+        titles = self.block.titles
+        if titles is None:
+            return None
+        place, tiers = titles[self.me], len(EXCHANGE)
+        if place < tiers or place >= PLAYERS - tiers:
+            return titles.index(PLAYERS - 1 - place)
+        return None
 
     def view(self, hands: list[int], exchange: int = 0) -> dict:
         """The engine's view of this player (:meth:`DaifugoState.view`'s keys) from what the
@@ -206,14 +253,15 @@ class GameView:
         if self.lock and self.pile >= 0:
             lock = "".join(SUITS[s] for s in iter_bits(cat.lock_suits[self.pile]))
         return {
-            "seat": self.me, "round": 0, "scores": [0] * PLAYERS,
-            "title_places": list(self.classes) if exchange else [None] * PLAYERS,
+            "seat": self.me, "round": self.block.round, "scores": list(self.block.scores),
+            "title_places": list(self.block.titles or [None] * PLAYERS),
             "phase": "exchange" if exchange else "play", "winner": None,
             "hand": deck.format(self.hand), "hand_counts": [h.bit_count() for h in hands],
             "places": places, "active": [bool(h) or p == self.me for p, h in enumerate(hands)],
             "revolution": self.revolution, "jack_back": False,
             "played": deck.format(self.played), "played_ranks": "",
-            "exchange": {"gave": "", "received": "", "to_give": exchange},
+            "exchange": {"gave": deck.format(self.gave), "received": deck.format(self.received),
+                         "to_give": exchange},
             "current_player": self.me, "pile": pile, "lock": lock,
             "passed": passed, "passed_pile": passed, "order": list(self.order),
             "history": [(p, cat.action_to_str(a)) for p, a in self.history],
@@ -255,9 +303,12 @@ class Decider:
     def __init__(self, spec: str, seed: int | None, think_s: float, log):
         from climbrl import policies
 
-        game = uecda_game()
-        self.game = game
         self.player = load_player(spec, seed)
+        #: the games are shown as rounds of a match as long as the player's training's
+        self.rounds = trained_rounds(self.player)
+        game = uecda_match(self.rounds)
+        self.game = game
+        self.player.bind(game)
         self.fallback = policies.load(GAME_NAME, FALLBACK_PLAYER, seed=seed).bind(game)
         self.think_s = think_s
         self.log = log
@@ -363,7 +414,7 @@ def _conversation(wire: Wire, decider: Decider, summary: Summary, log) -> None:
     if not 0 <= me < PLAYERS:
         raise TableError(f"the server gave player number {me}, not 0-4")
     summary.player_number = me
-    view = GameView(game, me)
+    view = GameView(game, me, decider.rounds)
     while True:
         table = wire.read_table()
         _reading(table, view.start)
@@ -389,6 +440,7 @@ def _conversation(wire: Wire, decider: Decider, summary: Summary, log) -> None:
             if end not in (GAME_OVER, ALL_OVER):
                 raise TableError(f"the server's end-of-action flag is {end}, not 0, 1 or 2")
             places = view.places()
+            view.block.end_game(places)
             summary.games += 1
             summary.places.append(places[me])
             for player, place in enumerate(places):
@@ -414,6 +466,7 @@ def _gift(view: GameView, decider: Decider, count: int) -> int:
     gift = state.gave[view.me]
     if gift.bit_count() != count or gift & ~view.hand:
         gift = sum(1 << c for c in list(iter_bits(view.hand))[:count])
+    view.gave_back(gift)
     return gift
 
 
