@@ -489,7 +489,7 @@ def _pile_entries(observer: SeatObserver, state) -> dict[int, float]:
         return {at["pile_shape"]: 1}
     cat = game.catalog
     entries = {at["pile_shape"] + cat.kind[a]: 1, at["pile_size"]: cat.msize[a],
-               at["pile_low"] + cat.low[a]: 1, at["pile_high"] + cat.high[a]: 1,
+               at["pile_low"] + max(cat.low[a], 0): 1, at["pile_high"] + cat.high[a]: 1,
                at["pile_owner"] + observer.row[state.last_player]: 1}
     if observer.w.has_unsuited and cat.unsuited[a]:
         start = at["pile_ranks"]
