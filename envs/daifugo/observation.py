@@ -234,6 +234,11 @@ class _Writer:
                                      for s in range(NUM_SUITS)]
                                     for suits in range(1 << 2 * NUM_SUITS)], np.float32)
         self.suit_rows = [memoryview(row) for row in self.suit_table]
+        #: by the bit length of a mask of one pack's cards, the first bit of its highest
+        #: card's rank; by a bit, the mask of the bits below it
+        self.rank_start = [max(length - 1, 0) >> RANK_SHIFT << RANK_SHIFT
+                           for length in range(CARDS_PER_DECK + 1)]
+        self.below = [(1 << bit) - 1 for bit in range(CARDS_PER_DECK)]
 
 
     def pile_row(self, a: int) -> memoryview:
@@ -417,13 +422,19 @@ class SeatObserver:
         mv, row = self.mv, self.row
         if state.passed != self.passed:
             base, now = self.w.passed_at, state.passed
-            for s in iter_bits(self.passed ^ now):
+            diff = self.passed ^ now
+            while diff:
+                s = diff.bit_length() - 1
                 mv[base + row[s]] = now >> s & 1
+                diff ^= 1 << s
             self.passed = now
         if state.active != self.active:
             base, now = self.w.active_at, state.active
-            for s in iter_bits(self.active ^ now):
+            diff = self.active ^ now
+            while diff:
+                s = diff.bit_length() - 1
                 mv[base + row[s]] = now >> s & 1
+                diff ^= 1 << s
             self.active = now
         # the seat to move: one slot (its row, -1 once the game is over)
         mover = state.current_player
@@ -458,25 +469,29 @@ class SeatObserver:
     def _write_cards(self, base: int, old: int, new: int) -> None:
         """The slots of the card field at ``base`` that differ between masks ``old`` and
         ``new``: the jokers' count when a joker's bit changed, and the four slots of every
-        rank of which a copy's bit changed, from a precomputed row."""
+        rank of which a copy's bit changed (highest rank first), from a precomputed row."""
         w = self.w
         mv = self.mv
-        real = w.real
         diff = old ^ new
-        if diff >> real:
-            mv[base + CARDS_PER_DECK] = (new >> real).bit_count()
+        if diff >> w.real:
+            mv[base + CARDS_PER_DECK] = (new >> w.real).bit_count()
+        rows, rank_start, below = w.suit_rows, w.rank_start, w.below
         if w.decks == 1:
             diff &= ONE_DECK
-            second = 0
-        else:
-            diff = (diff | diff >> CARDS_PER_DECK) & ONE_DECK
-            second = new >> CARDS_PER_DECK
-        rows = w.suit_rows
+            while diff:
+                at = rank_start[diff.bit_length()]
+                i = base + at
+                mv[i : i + NUM_SUITS] = rows[new >> at & SUIT_NIBBLE]
+                diff &= below[at]
+            return
+        second = new >> CARDS_PER_DECK
+        diff = (diff | diff >> CARDS_PER_DECK) & ONE_DECK
         while diff:
-            at = (diff & -diff).bit_length() - 1 >> RANK_SHIFT << RANK_SHIFT
-            mv[base + at : base + at + NUM_SUITS] = rows[
-                new >> at & SUIT_NIBBLE | (second >> at & SUIT_NIBBLE) << NUM_SUITS]
-            diff &= ~(SUIT_NIBBLE << at)
+            at = rank_start[diff.bit_length()]
+            i = base + at
+            mv[i : i + NUM_SUITS] = rows[new >> at & SUIT_NIBBLE
+                                        | (second >> at & SUIT_NIBBLE) << NUM_SUITS]
+            diff &= below[at]
 
     def _write_played(self, played: int, unsuited: int) -> None:
         """``played`` (the cards of suited plays) and ``played_ranks`` (the real cards of
@@ -508,7 +523,7 @@ class SeatObserver:
         w, mv = self.w, self.mv
         a = state.pile
         start = w.pile_shape_at
-        mv[start : start + w.pile_block] = w.pile_row(a)
+        mv[start : start + w.pile_block] = w.pile_rows.get(a) or w.pile_row(a)
         owner = self.row[state.last_player] if a >= 0 else -1
         if owner != self.owner:
             if self.owner >= 0:
@@ -516,7 +531,7 @@ class SeatObserver:
             if owner >= 0:
                 mv[w.pile_owner_at + owner] = 1
             self.owner = owner
-        if w.has_unsuited:
+        if self.pile_ranks or w.has_unsuited and a >= 0 and self.game.catalog.unsuited[a]:
             self._write_pile_ranks(state)
         shown = self._pile_cards(state)
         if shown != self.pile_shown:
@@ -546,11 +561,11 @@ class SeatObserver:
 
     def _write_counts(self, hands: list[int]) -> None:
         """``hand_counts``: the rows of the hands that changed."""
-        mv, row, seen, base = self.mv, self.row, self.hands, self.w.hand_counts_at
-        for s, hand in enumerate(hands):
-            if hand != seen[s]:
-                seen[s] = hand
-                mv[base + row[s]] = hand.bit_count()
+        mv, base = self.mv, self.w.hand_counts_at
+        for hand, seen, row in zip(hands, self.hands, self.row):
+            if hand != seen:
+                mv[base + row] = hand.bit_count()
+        self.hands = hands[:]
 
     def _write_flags(self, state) -> None:
         """``flags`` and ``lock_suits``, every slot."""
