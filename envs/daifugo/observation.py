@@ -64,6 +64,7 @@ without unsuited plays (one deck, same-suit runs: every Daifugo preset) both fie
 from __future__ import annotations
 
 import dataclasses
+from functools import lru_cache
 from math import ceil
 
 import numpy as np
@@ -224,21 +225,13 @@ class _Writer:
         self.catalog = game.catalog
         #: the fields ``pile_shape`` to ``pile_high``, back to back: a row per pile
         self.pile_block = layout.slices["pile_high"].stop - self.pile_shape_at
-        self.pile_rows: dict[int, memoryview] = {}
+        #: the rows made so far, shared by every game of this catalog
+        self.pile_rows: dict[int, memoryview] = game.catalog.__dict__.setdefault(
+            "_observed_pile_rows", {})
         if list(layout.slices).index("pile_high") - list(layout.slices).index("pile_shape") != (
                 len(PILE_BLOCK) - 1):
             raise AssertionError(f"the fields {PILE_BLOCK} must be back to back")
-        #: the four slots of a rank in a card field, by the rank's suits held in the first
-        #: pack (low nibble) and in the second (high nibble): each slot the copies held
-        self.suit_table = np.array([[(suits >> s & 1) + (suits >> NUM_SUITS + s & 1)
-                                     for s in range(NUM_SUITS)]
-                                    for suits in range(1 << 2 * NUM_SUITS)], np.float32)
-        self.suit_rows = [memoryview(row) for row in self.suit_table]
-        #: by the bit length of a mask of one pack's cards, the first bit of its highest
-        #: card's rank; by a bit, the mask of the bits below it
-        self.rank_start = [max(length - 1, 0) >> RANK_SHIFT << RANK_SHIFT
-                           for length in range(CARDS_PER_DECK + 1)]
-        self.below = [(1 << bit) - 1 for bit in range(CARDS_PER_DECK)]
+        self.suit_rows, self.rank_start, self.below = _card_tables()
 
 
     def pile_row(self, a: int) -> memoryview:
@@ -258,6 +251,23 @@ class _Writer:
                 values[self.pile_high_at - o + cat.high[a]] = 1
             row = self.pile_rows[a] = memoryview(values)
         return row
+
+
+@lru_cache(maxsize=1)
+def _card_tables() -> tuple[list[memoryview], list[int], list[int]]:
+    """What :meth:`SeatObserver._write_cards` reads, made once for every game:
+
+    - the four slots of a rank in a card field, by the rank's suits held in the first pack
+      (low nibble) and in the second (high nibble): each slot the copies held;
+    - by the bit length of a mask of one pack's cards, the first bit of its highest card's
+      rank;
+    - by a bit, the mask of the bits below it."""
+    table = np.array([[(suits >> s & 1) + (suits >> NUM_SUITS + s & 1) for s in range(NUM_SUITS)]
+                      for suits in range(1 << 2 * NUM_SUITS)], np.float32)
+    rank_start = [max(length - 1, 0) >> RANK_SHIFT << RANK_SHIFT
+                  for length in range(CARDS_PER_DECK + 1)]
+    return [memoryview(row) for row in table], rank_start, [(1 << bit) - 1
+                                                             for bit in range(CARDS_PER_DECK)]
 
 
 def _writer(game) -> _Writer:
@@ -381,7 +391,7 @@ class SeatObserver:
     the pile, the played cards, the hand count of the seat that played; most of the rest
     stays) and rewrites only the parts whose key changed, and of those only the entries that
     changed: a card field by rank, the four slots of a rank in one copy of a precomputed row
-    (:attr:`_Writer.suit_rows`) for each rank whose bits changed; ``played_ranks`` by the
+    (:func:`_card_tables`) for each rank whose bits changed; ``played_ranks`` by the
     ranks that changed; a per-seat field by the rows that changed; the pile's previous
     entries zeroed by index. Entries go through a memoryview (a numpy call per entry costs
     more than the few entries a step changes). A new state object (a reset) or a new turn
