@@ -132,3 +132,28 @@ def test_actor_observers_match_scratch_and_follow_the_slots_table():
             legal = state.legal_actions()
             state.apply(legal[pick.randrange(len(legal))])
         assert len(held) <= game.num_players + 1  # this table's observers only
+
+
+def test_incremental_pile_of_a_run_with_a_joker_below_the_3():
+    """UECda's ``JK=below 3h 4h`` on the pile: its lowest rank reads as the 3, as from
+    scratch; the incremental observer wrote it one slot lower, over ``pile_size``."""
+    from climbrl.envs.daifugo import DaifugoGame, Rules
+    from climbrl.envs.daifugo.catalog import BELOW_3, RUN
+
+    game = DaifugoGame(Rules.preset("uecda", 5, rounds=1))
+    cat = game.catalog
+    below = {a for a in range(cat.size) if cat.kind[a] == RUN and cat.low[a] == BELOW_3}
+    rng = np.random.default_rng(0)
+    pick = random.Random(0)
+    seen = 0
+    while not seen:
+        state = game.new_state(rng)
+        observers = [game.seat_observer(seat) for seat in range(game.num_players)]
+        while not state.terminal:
+            for seat, observer in enumerate(observers):
+                np.testing.assert_array_equal(observer.observe(state), game.observe(state, seat),
+                                              err_msg=f"pile {state.pile}")
+            seen += state.pile in below
+            legal = state.legal_actions()
+            ends = [a for a in legal if a in below]
+            state.apply(ends[0] if ends else legal[pick.randrange(len(legal))])

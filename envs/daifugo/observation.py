@@ -64,13 +64,14 @@ without unsuited plays (one deck, same-suit runs: every Daifugo preset) both fie
 from __future__ import annotations
 
 import dataclasses
+from functools import lru_cache
 from math import ceil
 
 import numpy as np
 
 from ..core.bits import iter_bits
 from ..core.layout import ObsLayout
-from .cards import CARDS_PER_DECK, NUM_RANKS, NUM_SUITS, SUITS
+from .cards import CARDS_PER_DECK, NUM_RANKS, NUM_SUITS, SUIT_NIBBLE, SUITS
 from .catalog import KIND_NAMES, MAX_MOVE_SIZE
 from .rules import (
     DEALING_LATER,
@@ -107,6 +108,12 @@ CHOICES = {
 MAX_CARDS = MAX_DECKS * CARDS_PER_DECK + MAX_JOKERS
 MAX_HAND = ceil(MAX_CARDS / MIN_PLAYERS)
 CARD_SLOTS = CARDS_PER_DECK + 1
+#: the real cards of one pack (a card field's slots but the jokers'), and the shift from a
+#: card's bit to its rank (the four suits of a rank are one nibble)
+ONE_DECK = (1 << CARDS_PER_DECK) - 1
+RANK_SHIFT = (NUM_SUITS - 1).bit_length()
+#: the pile's fields that its id alone sets, back to back in the layout
+PILE_BLOCK = ("pile_shape", "pile_size", "pile_low", "pile_high")
 
 
 def build_layout(game) -> ObsLayout:
@@ -211,6 +218,56 @@ class _Writer:
         self.at = {n: sl.start for n, sl in layout.slices.items()}
         self.joker_slots = [sl.stop - 1 for sl in self.card_fields]
         self.joker_bits = (1 << deck.jokers) - 1
+        # for SeatObserver: each field's start as an attribute (``hand_at``, ``passed_at``...)
+        for name, start in self.at.items():
+            setattr(self, f"{name}_at", start)
+        self.real_mask = deck.real_mask
+        self.catalog = game.catalog
+        #: the fields ``pile_shape`` to ``pile_high``, back to back: a row per pile
+        self.pile_block = layout.slices["pile_high"].stop - self.pile_shape_at
+        #: the rows made so far, shared by every game of this catalog
+        self.pile_rows: dict[int, memoryview] = game.catalog.__dict__.setdefault(
+            "_observed_pile_rows", {})
+        if list(layout.slices).index("pile_high") - list(layout.slices).index("pile_shape") != (
+                len(PILE_BLOCK) - 1):
+            raise AssertionError(f"the fields {PILE_BLOCK} must be back to back")
+        self.suit_rows, self.rank_start, self.below = _card_tables()
+
+
+    def pile_row(self, a: int) -> memoryview:
+        """The fields ``pile_shape`` to ``pile_high`` of pile ``a`` (-1: none), made on first
+        use: a row per pile met, of the catalog's ids."""
+        row = self.pile_rows.get(a)
+        if row is None:
+            values = np.zeros(self.pile_block, np.float32)
+            if a < 0:
+                values[0] = 1
+            else:
+                cat, o = self.catalog, self.pile_shape_at
+                values[cat.kind[a]] = 1
+                values[self.pile_size_at - o] = cat.msize[a]
+                # a joker below the 3 (UECda) reads as the 3: nothing is lower
+                values[self.pile_low_at - o + max(cat.low[a], 0)] = 1
+                values[self.pile_high_at - o + cat.high[a]] = 1
+            row = self.pile_rows[a] = memoryview(values)
+        return row
+
+
+@lru_cache(maxsize=1)
+def _card_tables() -> tuple[list[memoryview], list[int], list[int]]:
+    """What :meth:`SeatObserver._write_cards` reads, made once for every game:
+
+    - the four slots of a rank in a card field, by the rank's suits held in the first pack
+      (low nibble) and in the second (high nibble): each slot the copies held;
+    - by the bit length of a mask of one pack's cards, the first bit of its highest card's
+      rank;
+    - by a bit, the mask of the bits below it."""
+    table = np.array([[(suits >> s & 1) + (suits >> NUM_SUITS + s & 1) for s in range(NUM_SUITS)]
+                      for suits in range(1 << 2 * NUM_SUITS)], np.float32)
+    rank_start = [max(length - 1, 0) >> RANK_SHIFT << RANK_SHIFT
+                  for length in range(CARDS_PER_DECK + 1)]
+    return [memoryview(row) for row in table], rank_start, [(1 << bit) - 1
+                                                             for bit in range(CARDS_PER_DECK)]
 
 
 def _writer(game) -> _Writer:
@@ -327,13 +384,19 @@ class SeatObserver:
     what the env hands out every step (:meth:`observe`), equal at every step to
     :func:`observe` from scratch.
 
-    Every part of the observation is a function of a few state values, its *key*: a card
-    field of one mask (only the cards whose bits changed are rewritten), a per-seat field of
-    one list or bit set (only the rows that changed), the pile of ``(pile, last player, pile
-    cards)``, and so on. A part is rewritten when its key differs from the one it was written
-    for, entry by entry through a memoryview (a numpy call per entry, or the conversion of a
-    list of them, costs more than the few entries a step changes); a new state object (a
-    reset) is written from scratch. The buffer is the observer's: callers copy it."""
+    Every part of the observation is a function of a few state values, its *key*, kept from
+    the last call: a card field of one mask, a per-seat field of one list or bit set, the pile
+    of ``(pile, last player, pile cards)``, the flags of ``(revolution, jack back, lock)``,
+    the turn of ``(cards to give, round, phase)``. A step compares the keys (a play changes
+    the pile, the played cards, the hand count of the seat that played; most of the rest
+    stays) and rewrites only the parts whose key changed, and of those only the entries that
+    changed: a card field by rank, the four slots of a rank in one copy of a precomputed row
+    (:func:`_card_tables`) for each rank whose bits changed; ``played_ranks`` by the
+    ranks that changed; a per-seat field by the rows that changed; the pile's previous
+    entries zeroed by index. Entries go through a memoryview (a numpy call per entry costs
+    more than the few entries a step changes). A new state object (a reset) or a new turn
+    order (the uecda preset's reseating: every row moves) is written from scratch. The
+    buffer is the observer's: callers copy it."""
 
     def __init__(self, game, seat: int):
         self.game = game
@@ -344,9 +407,6 @@ class SeatObserver:
         #: the row of each absolute seat (set from the turn order of the state written)
         self.row: list[int] = []
         self.order: tuple[int, ...] = ()
-        #: per card slot, the bits of its copies (two decks: two bits)
-        self.copies = [sum(1 << (card + copy * CARDS_PER_DECK) for copy in range(w.decks))
-                       for card in range(CARDS_PER_DECK)]
         self.state = None
 
     def observe(self, state) -> np.ndarray:
@@ -356,102 +416,201 @@ class SeatObserver:
             observe(self.game, state, self.seat, self.buf)
             self._remember(state)
             return self.buf
-        w = self.w
-        at = w.at
-        mv = self.mv
-        row = self.row
-        # the card fields: only the cards whose bits changed
-        cards = self._cards(state)
-        old = self.cards
-        if cards != old:
-            slots = w.card_slots
-            for r in range(w.card_rows):
-                if cards[r] != old[r]:
-                    self._write_cards(r * slots, old[r], cards[r])
-            self.cards = cards
-        # the per-seat fields: only the rows that changed (a list compared in one call first)
-        hands, seen = state.hands, self.hands
-        if hands != seen:
-            base = at["hand_counts"]
-            for s, hand in enumerate(hands):
-                if hand != seen[s]:
-                    seen[s] = hand
-                    mv[base + row[s]] = hand.bit_count()
+        seat = self.seat
+        hands = state.hands
+        hand = hands[seat]
+        if hand != self.hand:
+            self._write_cards(self.w.hand_at, self.hand, hand)
+            self.hand = hand
+        if state.played != self.played or state.unsuited != self.unsuited:
+            self._write_played(state.played, state.unsuited)
+        if (state.pile_cards != self.pile_cards or state.pile != self.pile
+                or state.last_player != self.last_player):
+            self._write_pile(state)
+        if hands != self.hands:
+            self._write_counts(hands)
+        mv, row = self.mv, self.row
         if state.passed != self.passed:
-            self._write_bits(at["passed"], self.passed, state.passed)
-            self.passed = state.passed
+            base, now = self.w.passed_at, state.passed
+            diff = self.passed ^ now
+            while diff:
+                s = diff.bit_length() - 1
+                mv[base + row[s]] = now >> s & 1
+                diff ^= 1 << s
+            self.passed = now
         if state.active != self.active:
-            self._write_bits(at["active"], self.active, state.active)
-            self.active = state.active
-        if state.scores != self.scores:
-            self.scores = state.scores[:]
-            base, scale = at["scores"], w.score_scale
-            for s, points in enumerate(self.scores):
-                mv[base + row[s]] = points * scale
-        if state.places != self.places:
-            self._write_places(at["places"], state.places, self.places)
-            self.places = state.places[:]
-        if state.titles != self.titles:
-            self._write_places(at["titles"], state.titles, self.titles)
-            self.titles = state.titles[:]
+            base, now = self.w.active_at, state.active
+            diff = self.active ^ now
+            while diff:
+                s = diff.bit_length() - 1
+                mv[base + row[s]] = now >> s & 1
+                diff ^= 1 << s
+            self.active = now
         # the seat to move: one slot (its row, -1 once the game is over)
         mover = state.current_player
         if mover != self.mover:
+            base = self.w.to_move_at
             if self.mover >= 0:
-                mv[at["to_move"] + row[self.mover]] = 0
+                mv[base + row[self.mover]] = 0
             if mover >= 0:
-                mv[at["to_move"] + row[mover]] = 1
+                mv[base + row[mover]] = 1
             self.mover = mover
-        # the other parts, each rewritten whole (its old entries zeroed) when its key changed
-        keys, entries = self.keys, self.entries
-        for part, key_of, entries_of in self.parts:
-            key = key_of(state, self.seat)
-            if key != keys[part]:
-                keys[part] = key
-                for i in entries[part]:
-                    mv[i] = 0
-                new = entries[part] = entries_of(self, state)
-                for i, value in new.items():
-                    mv[i] = value
+        if (state.revolution != self.revolution or state.jack_back != self.jack_back
+                or state.lock != self.lock):
+            self._write_flags(state)
+        if state.pending or state.phase != self.phase or state.round != self.round:
+            self._write_turn(state)
+        # what changes between rounds only, and the exchange's cards
+        if state.gave[seat] != self.gave or state.received[seat] != self.received:
+            self._write_exchanged(state)
+        if state.scores != self.scores:
+            self.scores = state.scores[:]
+            base, scale = self.w.scores_at, self.w.score_scale
+            for s, points in enumerate(self.scores):
+                mv[base + row[s]] = points * scale
+        if state.places != self.places:
+            self._write_places(self.w.places_at, state.places, self.places)
+            self.places = state.places[:]
+        if state.titles != self.titles:
+            self._write_places(self.w.titles_at, state.titles, self.titles)
+            self.titles = state.titles[:]
         return self.buf
 
-    def _cards(self, state) -> tuple[int, ...]:
-        """The card fields' masks (module docstring: an unsuited play is public by rank)."""
-        seat = self.seat
-        pile_cards = state.pile_cards
-        a = state.pile
-        if self.w.has_unsuited and a >= 0 and self.game.catalog.unsuited[a]:
-            pile_cards &= self.game.deck.joker_mask
-        return (state.hands[seat], state.played & ~state.unsuited, pile_cards,
-                state.gave[seat], state.received[seat])
-
     def _write_cards(self, base: int, old: int, new: int) -> None:
-        """The slots of one card field whose cards' bits differ between ``old`` and ``new``."""
+        """The slots of the card field at ``base`` that differ between masks ``old`` and
+        ``new``: the jokers' count when a joker's bit changed, and the four slots of every
+        rank of which a copy's bit changed (highest rank first), from a precomputed row."""
         w = self.w
         mv = self.mv
-        real = w.real
         diff = old ^ new
-        if diff >> real:
-            mv[base + w.card_slots - 1] = (new >> real & w.joker_bits).bit_count()
-            diff &= (1 << real) - 1
+        if diff >> w.real:
+            mv[base + CARDS_PER_DECK] = (new >> w.real).bit_count()
+        rows, rank_start, below = w.suit_rows, w.rank_start, w.below
         if w.decks == 1:
+            diff &= ONE_DECK
             while diff:
-                low = diff & -diff
-                diff ^= low
-                mv[base + low.bit_length() - 1] = 1 if new & low else 0
+                at = rank_start[diff.bit_length()]
+                i = base + at
+                mv[i : i + NUM_SUITS] = rows[new >> at & SUIT_NIBBLE]
+                diff &= below[at]
             return
-        copies = self.copies
+        second = new >> CARDS_PER_DECK
+        diff = (diff | diff >> CARDS_PER_DECK) & ONE_DECK
         while diff:
-            low = diff & -diff
-            diff ^= low
-            card = (low.bit_length() - 1) % CARDS_PER_DECK
-            mv[base + card] = (new & copies[card]).bit_count()
+            at = rank_start[diff.bit_length()]
+            i = base + at
+            mv[i : i + NUM_SUITS] = rows[new >> at & SUIT_NIBBLE
+                                        | (second >> at & SUIT_NIBBLE) << NUM_SUITS]
+            diff &= below[at]
 
-    def _write_bits(self, base: int, before: int, now: int) -> None:
-        """A per-seat flag field (passed, active) of a seat bit set: the rows that changed."""
-        mv, row = self.mv, self.row
-        for s in iter_bits(before ^ now):
-            mv[base + row[s]] = now >> s & 1
+    def _write_played(self, played: int, unsuited: int) -> None:
+        """``played`` (the cards of suited plays) and ``played_ranks`` (the real cards of
+        unsuited plays, by rank: the ranks whose bits changed)."""
+        w = self.w
+        self._write_cards(w.played_at, self.played & ~self.unsuited, played & ~unsuited)
+        if unsuited != self.unsuited:
+            mv, base, rank_mask = self.mv, w.played_ranks_at, self.game.deck.rank_mask
+            diff = self.unsuited ^ unsuited
+            diff = (diff | diff >> CARDS_PER_DECK) & ONE_DECK
+            while diff:
+                rank = (diff & -diff).bit_length() - 1 >> RANK_SHIFT
+                mv[base + rank] = (unsuited & rank_mask[rank]).bit_count()
+                diff &= ~(SUIT_NIBBLE << (rank << RANK_SHIFT))
+        self.played, self.unsuited = played, unsuited
+
+    def _pile_cards(self, state) -> int:
+        """The ``pile_cards`` field's mask (module docstring: an unsuited play is public by
+        rank, so only its jokers show)."""
+        a = state.pile
+        if self.w.has_unsuited and a >= 0 and self.game.catalog.unsuited[a]:
+            return state.pile_cards & self.game.deck.joker_mask
+        return state.pile_cards
+
+    def _write_pile(self, state) -> None:
+        """The pile's fields: ``pile_shape`` to ``pile_high`` in one copy of the pile's row
+        (:meth:`_Writer.pile_row`), ``pile_owner``'s slot, the ``pile_ranks`` of an unsuited
+        play (the previous ones zeroed) and the ``pile_cards`` that changed."""
+        w, mv = self.w, self.mv
+        a = state.pile
+        start = w.pile_shape_at
+        mv[start : start + w.pile_block] = w.pile_rows.get(a) or w.pile_row(a)
+        owner = self.row[state.last_player] if a >= 0 else -1
+        if owner != self.owner:
+            if self.owner >= 0:
+                mv[w.pile_owner_at + self.owner] = 0
+            if owner >= 0:
+                mv[w.pile_owner_at + owner] = 1
+            self.owner = owner
+        if self.pile_ranks or w.has_unsuited and a >= 0 and self.game.catalog.unsuited[a]:
+            self._write_pile_ranks(state)
+        shown = self._pile_cards(state)
+        if shown != self.pile_shown:
+            self._write_cards(w.pile_cards_at, self.pile_shown, shown)
+            self.pile_shown = shown
+        self.pile, self.last_player, self.pile_cards = a, state.last_player, state.pile_cards
+
+    def _write_pile_ranks(self, state) -> None:
+        """``pile_ranks``: the real cards of an unsuited play on the pile, per rank (the
+        ranks of the previous one zeroed)."""
+        w, mv = self.w, self.mv
+        base = w.pile_ranks_at
+        for rank in self.pile_ranks:
+            mv[base + rank] = 0
+        ranks = []
+        a = state.pile
+        if a >= 0 and self.game.catalog.unsuited[a]:
+            rank_mask = self.game.deck.rank_mask
+            cards = state.pile_cards & w.real_mask
+            seen = (cards | cards >> CARDS_PER_DECK) & ONE_DECK
+            while seen:
+                rank = (seen & -seen).bit_length() - 1 >> RANK_SHIFT
+                mv[base + rank] = (cards & rank_mask[rank]).bit_count()
+                ranks.append(rank)
+                seen &= ~(SUIT_NIBBLE << (rank << RANK_SHIFT))
+        self.pile_ranks = ranks
+
+    def _write_counts(self, hands: list[int]) -> None:
+        """``hand_counts``: the rows of the hands that changed."""
+        mv, base = self.mv, self.w.hand_counts_at
+        for hand, seen, row in zip(hands, self.hands, self.row):
+            if hand != seen:
+                mv[base + row] = hand.bit_count()
+        self.hands = hands[:]
+
+    def _write_flags(self, state) -> None:
+        """``flags`` and ``lock_suits``, every slot."""
+        w, mv = self.w, self.mv
+        self.revolution, self.jack_back, self.lock = state.revolution, state.jack_back, state.lock
+        f0 = w.flags_at
+        mv[f0] = state.revolution
+        mv[f0 + 1] = state.jack_back
+        mv[f0 + 2] = state.revolution != state.jack_back
+        mv[f0 + 3] = state.lock != 0
+        for suit in range(NUM_SUITS):
+            mv[w.lock_suits_at + suit] = state.lock >> suit & 1
+
+    def _write_turn(self, state) -> None:
+        """The turn's fields but ``to_move`` (:meth:`observe` writes its one slot), when
+        the cards to give, the round or the phase changed."""
+        to_give = _to_give(state, self.seat)
+        if to_give == self.to_give and state.phase == self.phase and state.round == self.round:
+            return
+        w, mv = self.w, self.mv
+        mv[w.phase_at + self.phase] = 0
+        mv[w.phase_at + state.phase] = 1
+        current = min(state.round, w.last_round)
+        mv[w.to_give_at] = to_give
+        mv[w.round_at] = current
+        mv[w.rounds_left_at] = w.last_round - current
+        self.to_give, self.phase, self.round = to_give, state.phase, state.round
+
+    def _write_exchanged(self, state) -> None:
+        """``gave`` and ``received``: the cards this seat gave and received in the exchange."""
+        w = self.w
+        gave, received = state.gave[self.seat], state.received[self.seat]
+        self._write_cards(w.gave_at, self.gave, gave)
+        self._write_cards(w.received_at, self.received, received)
+        self.gave, self.received = gave, received
 
     def _write_places(self, base: int, now: list[int], before: list[int]) -> None:
         """A ``(P, P)`` one-hot per seat field (places, titles): the rows that changed."""
@@ -465,80 +624,31 @@ class SeatObserver:
 
     def _remember(self, state) -> None:
         """The keys of what the from-scratch write just wrote for ``state``."""
+        w, seat = self.w, self.seat
         self.state = state
         self.order = order = state.order
-        at_seat, players = order.index(self.seat), len(order)
+        at_seat, players = order.index(seat), len(order)
         self.row = [(order.index(s) - at_seat) % players for s in range(players)]
-        self.cards = self._cards(state)
+        self.hand = state.hands[seat]
+        self.played, self.unsuited = state.played, state.unsuited
+        self.pile, self.last_player, self.pile_cards = (state.pile, state.last_player,
+                                                        state.pile_cards)
+        self.pile_shown = self._pile_cards(state)
+        self.owner = self.row[state.last_player] if state.pile >= 0 else -1
+        ranks = self.buf[w.pile_ranks_at : w.pile_ranks_at + NUM_RANKS]
+        self.pile_ranks = np.flatnonzero(ranks).tolist()
+        self.gave, self.received = state.gave[seat], state.received[seat]
         self.hands = state.hands[:]
         self.passed, self.active = state.passed, state.active
+        self.mover = state.current_player
+        self.revolution, self.jack_back, self.lock = state.revolution, state.jack_back, state.lock
+        self.to_give, self.phase, self.round = _to_give(state, seat), state.phase, state.round
         self.scores = state.scores[:]
         self.places, self.titles = state.places[:], state.titles[:]
-        self.mover = state.current_player
-        #: the parts this table can change (``played_ranks``: under unsuited plays only)
-        self.parts = [(part, key_of, entries_of) for part, (key_of, entries_of) in _PARTS.items()
-                      if part != "played_ranks" or self.w.has_unsuited]
-        self.keys = {part: key_of(state, self.seat) for part, key_of, _ in self.parts}
-        self.entries = {part: entries_of(self, state) for part, _, entries_of in self.parts}
-
-
-def _pile_entries(observer: SeatObserver, state) -> dict[int, float]:
-    game, at = observer.game, observer.w.at
-    a = state.pile
-    if a < 0:
-        return {at["pile_shape"]: 1}
-    cat = game.catalog
-    entries = {at["pile_shape"] + cat.kind[a]: 1, at["pile_size"]: cat.msize[a],
-               at["pile_low"] + cat.low[a]: 1, at["pile_high"] + cat.high[a]: 1,
-               at["pile_owner"] + observer.row[state.last_player]: 1}
-    if observer.w.has_unsuited and cat.unsuited[a]:
-        start = at["pile_ranks"]
-        entries.update(zip(range(start, start + NUM_RANKS),
-                           game.deck.rank_counts(state.pile_cards)))
-    return entries
-
-
-def _played_ranks_entries(observer: SeatObserver, state) -> dict[int, float]:
-    if not observer.w.has_unsuited:
-        return {}
-    start = observer.w.at["played_ranks"]
-    counts = observer.game.deck.rank_counts(state.unsuited)
-    return dict(zip(range(start, start + NUM_RANKS), counts))
-
-
-def _flags_entries(observer: SeatObserver, state) -> dict[int, float]:
-    at = observer.w.at
-    f0 = at["flags"]
-    entries = {f0: state.revolution, f0 + 1: state.jack_back,
-               f0 + 2: state.revolution != state.jack_back, f0 + 3: state.lock != 0}
-    entries.update((at["lock_suits"] + s, 1) for s in iter_bits(state.lock))
-    return entries
 
 
 def _to_give(state, seat: int) -> int:
     return sum(e[2] for e in state.pending if e[0] == seat) if state.pending else 0
-
-
-def _turn_key(state, seat: int) -> tuple:
-    return _to_give(state, seat), state.round, state.phase
-
-
-def _turn_entries(observer: SeatObserver, state) -> dict[int, float]:
-    """The turn's fields but ``to_move`` (:meth:`SeatObserver.observe` writes its one slot)."""
-    w, at = observer.w, observer.w.at
-    current = min(state.round, w.last_round)
-    return {at["to_give"]: _to_give(state, observer.seat), at["round"]: current,
-            at["rounds_left"]: w.last_round - current, at["phase"] + state.phase: 1}
-
-
-#: the parts of the observation :class:`SeatObserver` rewrites whole: ``key(state, seat)``
-#: and ``entries(observer, state)``, the part's entries that are not zeros (or may not be)
-_PARTS = {
-    "pile": (lambda state, seat: (state.pile, state.last_player, state.pile_cards), _pile_entries),
-    "played_ranks": (lambda state, seat: state.unsuited, _played_ranks_entries),
-    "flags": (lambda state, seat: (state.revolution, state.jack_back, state.lock), _flags_entries),
-    "turn": (_turn_key, _turn_entries),
-}
 
 
 def render(game, state) -> str:
