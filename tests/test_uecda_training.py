@@ -1,5 +1,5 @@
 """UECda (the championship's 5-seat table) as a registered game: the trainer's config, a tiny
-run exported as a CPU that plays the table, the placeholder CPU levels, and the commands
+run exported as a CPU that plays the table, the CPU levels (the shipped network), and the commands
 that take ``--game``."""
 
 from __future__ import annotations
@@ -12,7 +12,8 @@ from climbrl import envs, policies
 from climbrl.cli import main as cli
 from climbrl.envs.daifugo.rules import UECDA_PLAYERS, UECDA_ROUNDS
 from climbrl.policies import neural
-from climbrl.policies.daifugo import EasyPlayer, HardPlayer, MediumPlayer
+from climbrl.policies.daifugo import HardPlayer
+from climbrl.policies.search import NetworkSearch
 from climbrl.training.config import make_args
 
 from trainer_helpers import one_error_line, small_args
@@ -61,11 +62,17 @@ def test_a_tiny_uecda_run_exports_a_cpu_that_plays_the_table(tmp_path):
     assert str(out) in summary["players"]
 
 
-def test_uecda_levels_are_the_scripted_players_until_a_network_is_shipped():
-    assert set(policies.cpu_levels("uecda")) == {"easy", "medium", "hard"}
-    for level, kind in (("easy", EasyPlayer), ("medium", MediumPlayer), ("hard", HardPlayer)):
-        player = policies.load("uecda", level)
-        assert isinstance(player, kind) and player.name == level
+def test_uecda_levels_are_the_shipped_network_searching_as_daifugos_hard():
+    levels = policies.cpu_levels("uecda")
+    assert levels["easy"] == "../cpus/uecda:temperature=0.2"
+    assert levels["medium"] == "../cpus/uecda"
+    # the hard level searches with Daifugo's hard knobs (configs/cpus.yaml)
+    assert levels["hard"].replace("uecda", "daifugo") == policies.cpu_levels("daifugo")["hard"]
+    medium = policies.load("uecda", "medium")
+    assert medium.meta["spec"]["game"] == "uecda" and medium.name == "medium"
+    assert isinstance(policies.load("uecda", "easy"), type(medium))
+    hard = policies.load("uecda", "hard")
+    assert isinstance(hard, NetworkSearch) and isinstance(hard.searcher, HardPlayer)
 
 
 def test_a_uecda_run_at_another_table_size_is_one_line(capsys, tmp_path):
