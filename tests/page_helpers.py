@@ -4,13 +4,10 @@ headless Chromium driven by Playwright, as a person would (roles and labels, not
 Fixtures (import them into a test module):
 
 - ``table_server``: ``climbrl serve`` on a free loopback port with a temporary ``--db``; its
-  base URL. One server for the session (``session_table_server``, in ``conftest.py``), as
-  starting one takes seconds; a module with ``SERVE_ARGS`` (``["--grace", "1"]``) gets its
-  own, with those options.
-- ``browser``: one headless Chromium for the session (``session_browser``).
+  base URL. Module scope; ``SERVE_ARGS`` in the module adds options (``["--grace", "1"]``).
+- ``browser``: one headless Chromium for the module.
 - ``new_page``: ``new_page(context=None) -> Page``; every page fails the test on a console
-  error or an uncaught exception. Every context the test opened in the browser (through
-  ``new_page`` or ``browser.new_context``) is closed after it.
+  error or an uncaught exception.
 
 Skips with the reason when Playwright or ``/usr/bin/chromium`` is missing (``.ci/run``
 installs both).
@@ -102,9 +99,11 @@ def start_server(tmp: Path, *extra: str) -> tuple[subprocess.Popen, str]:
     raise RuntimeError("climbrl serve did not answer /healthz within 60 s")
 
 
-def serve(tmp_path_factory, *extra: str):
-    """``climbrl serve`` with ``extra`` options until the generator is closed; its base URL."""
-    proc, url = start_server(tmp_path_factory.mktemp("serve"), *extra)
+@pytest.fixture(scope="module")
+def table_server(request, tmp_path_factory):
+    extra = getattr(request.module, "SERVE_ARGS", [])
+    tmp = tmp_path_factory.mktemp("serve")
+    proc, url = start_server(tmp, *extra)
     yield url
     proc.terminate()
     try:
@@ -113,22 +112,8 @@ def serve(tmp_path_factory, *extra: str):
         proc.kill()
 
 
-@pytest.fixture(scope="session")
-def session_table_server(tmp_path_factory):
-    yield from serve(tmp_path_factory)
-
-
 @pytest.fixture(scope="module")
-def table_server(request, tmp_path_factory):
-    extra = getattr(request.module, "SERVE_ARGS", [])
-    if extra:
-        yield from serve(tmp_path_factory, *extra)
-    else:
-        yield request.getfixturevalue("session_table_server")
-
-
-@pytest.fixture(scope="session")
-def session_browser():
+def browser():
     reason = _skip_reason()
     if reason:
         pytest.skip(reason)
@@ -138,19 +123,15 @@ def session_browser():
         b.close()
 
 
-@pytest.fixture(scope="module")
-def browser(session_browser):
-    return session_browser
-
-
 @pytest.fixture
 def new_page(browser):
     errors: list[str] = []
-    opened_before = set(browser.contexts)
+    contexts = []
 
     def make(context=None) -> Page:
         if context is None:
             context = browser.new_context(viewport={"width": 1360, "height": 900})
+            contexts.append(context)
         page = context.new_page()
         page.set_default_timeout(STEP_MS)
         page.on("console", lambda m: errors.append(f"console: {m.text}") if m.type == "error" else None)
@@ -159,9 +140,8 @@ def new_page(browser):
 
     make.errors = errors
     yield make
-    for c in browser.contexts:
-        if c not in opened_before:
-            c.close()
+    for c in contexts:
+        c.close()
     assert not errors, "the page logged errors:\n" + "\n".join(errors)
 
 
