@@ -431,21 +431,11 @@ class SeatObserver:
             self._write_counts(hands)
         mv, row = self.mv, self.row
         if state.passed != self.passed:
-            base, now = self.w.passed_at, state.passed
-            diff = self.passed ^ now
-            while diff:
-                s = diff.bit_length() - 1
-                mv[base + row[s]] = now >> s & 1
-                diff ^= 1 << s
-            self.passed = now
+            self._write_seat_bits(self.w.passed_at, self.passed, state.passed)
+            self.passed = state.passed
         if state.active != self.active:
-            base, now = self.w.active_at, state.active
-            diff = self.active ^ now
-            while diff:
-                s = diff.bit_length() - 1
-                mv[base + row[s]] = now >> s & 1
-                diff ^= 1 << s
-            self.active = now
+            self._write_seat_bits(self.w.active_at, self.active, state.active)
+            self.active = state.active
         # the seat to move: one slot (its row, -1 once the game is over)
         mover = state.current_player
         if mover != self.mover:
@@ -568,6 +558,15 @@ class SeatObserver:
                 ranks.append(rank)
                 seen &= ~(SUIT_NIBBLE << (rank << RANK_SHIFT))
         self.pile_ranks = ranks
+
+    def _write_seat_bits(self, base: int, old: int, now: int) -> None:
+        """Rewrite the slots of a per-seat bit field (``passed``, ``active``) whose seats'
+        bits differ between ``old`` and ``now``, each at its seat's row."""
+        mv, row, diff = self.mv, self.row, old ^ now
+        while diff:
+            s = diff.bit_length() - 1
+            mv[base + row[s]] = now >> s & 1
+            diff ^= 1 << s
 
     def _write_counts(self, hands: list[int]) -> None:
         """``hand_counts``: the rows of the hands that changed."""
