@@ -1,6 +1,6 @@
 """Dou Dizhu speed benchmark.
 
-    python -m climbrl.benchmarks.doudizhu [--seconds 1] [--repeats 3] [--seed 0] [--hands 20000] [--json FILE]
+    python -m climbrl.benchmarks.doudizhu [--seconds 1] [--repeats 3] [--seed 0] [--hands 20000] [--classic-only] [--json FILE]
 
 Prints, in the format of :func:`climbrl.benchmarks.common.measure` (``climbrl bench`` runs it after
 :mod:`climbrl.benchmarks.daifugo`):
@@ -16,7 +16,9 @@ Prints, in the format of :func:`climbrl.benchmarks.common.measure` (``climbrl be
     action mask computed every step (``env.last()``; target >= 15,000 steps/s, and at least
     0.35 of the engine's steps/s of the same run: the ratios follow the tables, with the bytes
     an env instance keeps and the bytes of one observation with its mask). The random agent
-    draws from ``env.legal_actions()``, the legal ids the env offers beside the mask.
+    draws from ``env.legal_actions()``, the legal ids the env offers beside the mask;
+  * the same engine and ``env()`` pair, and their ratio, for each variant of :data:`VARIANTS`
+    (rob, open hand, four players, laizi) unless ``--classic-only``.
 
 Random moves are drawn with ``random.Random.randrange`` (as in :mod:`climbrl.benchmarks.daifugo` and
 :mod:`climbrl.benchmarks.compare` for the peers), not numpy's ``Generator.integers``, whose per-call cost
@@ -34,6 +36,10 @@ import numpy as np
 from .common import machine, measure, parser, print_bytes, print_ratios, write_json
 
 STEPS, GAMES, US = "steps/s", "games/s", "us/call"
+VARIANTS = {"rob": {"bidding": "rob"}, "open hand": {"open_hand": True},
+            "4 players": {"players": 4}, "laizi": {"laizi": True}}
+"""the variants timed beside the classic game (``--variants``): name -> ``doudizhu_v1.env``
+arguments (each a :class:`~climbrl.envs.doudizhu.config.DoudizhuConfig` field)"""
 
 
 def compiled_core() -> str:
@@ -149,11 +155,36 @@ def legal_move_us(hands: list[int], warm: bool) -> float:
     return (time.perf_counter() - start) / len(hands) * 1e6
 
 
-def measure_all(seconds: float, repeats: int, seed: int = 0,
-                hands: int = 20000) -> dict[str, dict[str, list[float]]]:
-    """Every case, interleaved, printed as it goes; unit -> case -> figures."""
+def variant_cases(seconds: float, deals, variants: dict[str, dict]) -> tuple[dict, dict]:
+    """The engine and ``env()`` cases of each variant, and the pairs ``env case -> engine
+    case`` whose ratios are printed."""
+    from climbrl.envs import doudizhu_v1
+    from climbrl.envs.doudizhu.config import DoudizhuConfig
+    from climbrl.envs.doudizhu.engine import DoudizhuGame
+
+    cases, pairs = {}, {}
+    for name, kwargs in variants.items():
+        game, env = DoudizhuGame(DoudizhuConfig(**kwargs)), doudizhu_v1.env(**kwargs)
+        engine_case, env_case = f"doudizhu {name} engine", f"doudizhu {name} env()"
+        cases[engine_case] = lambda game=game: rates(bench_engine(seconds, next(deals), game=game))
+        cases[env_case] = lambda env=env: rates(bench_env(seconds, next(deals), env=env))
+        pairs[env_case] = engine_case
+    return cases, pairs
+
+
+def rates(figures: dict[str, float]) -> dict[str, float]:
+    return {STEPS: figures["steps_per_s"], GAMES: figures["games_per_s"]}
+
+
+def measure_all(seconds: float, repeats: int, seed: int = 0, hands: int = 20000,
+                variants: dict[str, dict] | None = None) -> dict[str, dict[str, list[float]]]:
+    """Every case, interleaved, printed as it goes; unit -> case -> figures. ``variants``
+    (default :data:`VARIANTS`; ``{}`` for the classic game only) adds each variant's engine and
+    env."""
     from climbrl.envs import doudizhu_v1
     from climbrl.envs.doudizhu.engine import DoudizhuGame
+
+    variants = VARIANTS if variants is None else variants
 
     fresh = landlord_hands(hands, seed)
     legal = {
@@ -165,20 +196,19 @@ def measure_all(seconds: float, repeats: int, seed: int = 0,
     # made once and kept across repetitions; each repetition deals new games (another seed)
     game, env, raw = DoudizhuGame(), doudizhu_v1.env(), doudizhu_v1.raw_env()
     deals = itertools.count(seed)
-
-    def rates(figures: dict[str, float]) -> dict[str, float]:
-        return {STEPS: figures["steps_per_s"], GAMES: figures["games_per_s"]}
-
     play = {
         "doudizhu engine": lambda: rates(bench_engine(seconds, next(deals), game=game)),
         "doudizhu_v1.env()": lambda: rates(bench_env(seconds, next(deals), env=env)),
         "doudizhu_v1.raw_env() (no order wrapper)": lambda: rates(bench_env(seconds, next(deals), env=raw)),
     }
+    pairs = {case: "doudizhu engine" for case in play if case != "doudizhu engine"}
+    more, more_pairs = variant_cases(seconds, deals, variants)
+    play.update(more)
+    pairs.update(more_pairs)
     out.update(measure(play, repeats, {
         STEPS: "Dou Dizhu random play, steps/s (bids count as steps; env target >= 15,000)",
         GAMES: "Dou Dizhu random play, games/s"}))
-    print_ratios("Dou Dizhu: env steps/s over the engine's (this run)", out[STEPS],
-                 {case: "doudizhu engine" for case in play if case != "doudizhu engine"})
+    print_ratios("Dou Dizhu: env steps/s over the engine's (this run)", out[STEPS], pairs)
     print_bytes("Dou Dizhu: memory", {"doudizhu_v1.env()": doudizhu_v1.env})
     return out
 
@@ -186,10 +216,14 @@ def measure_all(seconds: float, repeats: int, seed: int = 0,
 def main(argv: list[str] | None = None) -> dict:
     p = parser(__doc__.splitlines()[0])
     p.add_argument("--hands", type=int, default=20000, help="hands for the legal-move timing")
+    p.add_argument("--classic-only", action="store_true",
+                   help="time the classic game only, not the variants (" + ", ".join(VARIANTS) + ")")
     args = p.parse_args(argv)
     print(f"machine: {machine()}", flush=True)
     print(f"compiled core: {compiled_core()}", flush=True)
-    out = {"machine": machine(), "compiled_core": compiled_core(), **measure_all(args.seconds, args.repeats, args.seed, args.hands)}
+    variants = {} if args.classic_only else None
+    out = {"machine": machine(), "compiled_core": compiled_core(),
+           **measure_all(args.seconds, args.repeats, args.seed, args.hands, variants)}
     write_json(args.json, out)
     return out
 

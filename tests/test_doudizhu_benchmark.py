@@ -17,7 +17,8 @@ def test_doudizhu_benchmark_runs(capsys):
     results = doudizhu.main(TINY + ["--hands", "50"])
     assert all(v > 0 for values in results["us/call"].values() for v in values)
     steps = results["steps/s"]
-    assert set(steps) == set(results["games/s"]) and len(steps) == 3
+    # the classic engine, env() and raw_env(), and each variant's engine and env()
+    assert set(steps) == set(results["games/s"]) and len(steps) == 3 + 2 * len(doudizhu.VARIANTS)
     assert all(len(values) == 2 and min(values) > 0 for values in steps.values())
     out = capsys.readouterr().out
     assert len(TABLE_HEADER.findall(out)) == 3  # legal moves, steps/s, games/s
