@@ -175,3 +175,11 @@ def test_bad_tianshou_vector_inputs_are_one_clear_error(tianshou, monkeypatch):
     monkeypatch.delitem(sys.modules, "climbrl.envs.tianshou_vector")
     with pytest.raises(ImportError, match=r"needs tianshou .*pip install 'climbrl\[tianshou\]'"):
         tianshou_vec_env("daifugo", 1, rounds=1)
+
+
+def test_the_benchmark_steps_both_tianshou_vector_envs(tianshou):
+    from climbrl.benchmarks.vector import dummy_case, tianshou_case
+
+    for case in (tianshou_case, dummy_case):
+        run = case("daifugo", 2, 0)
+        assert sum(run() for _ in range(40)) == 80  # episodes end and are reset by id
