@@ -14,7 +14,14 @@ For each table count N, moves/s (every seat's move counts, random legal moves) o
 and agent steps/s of one seat against random opponents (their moves not counted) of
 
 * ``make_vec``: :func:`~climbrl.envs.vector.make_vec`, ``copy=False``;
-* ``N single_seat()s``: N :class:`~climbrl.envs.wrappers.SingleSeatEnv` in a loop.
+* ``N single_seat()s``: N :class:`~climbrl.envs.wrappers.SingleSeatEnv` in a loop;
+
+and, when tianshou is installed, agent steps/s of Tianshou's vector envs of that seat (legal
+moves drawn from the masks they return, finished tables reset by id as its collectors do):
+
+* ``tianshou_vec_env``: :func:`~climbrl.envs.vector.tianshou_vec_env`;
+* ``DummyVectorEnv``: Tianshou's ``DummyVectorEnv`` over N ``single_seat()`` envs (their
+  masks read from ``info["action_mask"]``).
 """
 
 from __future__ import annotations
@@ -26,7 +33,7 @@ from collections.abc import Callable
 import numpy as np
 
 from climbrl.envs import ENV_MODULES
-from climbrl.envs.vector import VectorTables, make_vec
+from climbrl.envs.vector import VectorTables, make_vec, tianshou_vec_env
 from climbrl.envs.wrappers import single_seat
 
 from .common import Figures, machine, measure, parser, timed_rate, write_json
@@ -124,6 +131,59 @@ def singles_case(game: str, count: int, seed: int) -> Callable[[], int]:
     return run
 
 
+def tianshou_case(game: str, count: int, seed: int) -> Callable[[], int]:
+    """:func:`~climbrl.envs.vector.tianshou_vec_env` stepped as a Tianshou collector does
+    (without a policy)."""
+    venv = tianshou_vec_env(game, count, opponents=_randoms(game), seed=seed,
+                            **GAME_KWARGS[game])
+    obs, _ = venv.reset()
+    return _tianshou_loop(venv, lambda batch, _infos: batch.mask, obs, None, seed)
+
+
+def dummy_case(game: str, count: int, seed: int) -> Callable[[], int]:
+    """Tianshou's ``DummyVectorEnv`` over ``count`` ``single_seat()`` envs, seeded as
+    :func:`tianshou_case`'s tables."""
+    from tianshou.env import DummyVectorEnv
+
+    venv = DummyVectorEnv([lambda: single_seat(game, opponents=_randoms(game),
+                                               **GAME_KWARGS[game])] * count)
+    # reset(seed=s) would give every env the same seed s: one table at a time instead
+    infos = np.concatenate([venv.reset(i, seed=seed + i)[1] for i in range(count)])
+    return _tianshou_loop(venv, lambda _obs, infos: [info["action_mask"] for info in infos],
+                          None, infos, seed)
+
+
+def _tianshou_loop(venv, masks_of: Callable, obs, infos, seed: int) -> Callable[[], int]:
+    """One step of every table of a Tianshou vector env per call, a random legal move each
+    (``masks_of(obs, infos)``: the mask rows); finished tables reset by id."""
+    rng = np.random.default_rng(seed)
+    state = {"masks": masks_of(obs, infos)}
+    count = len(venv)
+
+    def run() -> int:
+        actions = np.array([_pick(np.flatnonzero(row), rng) for row in state["masks"]])
+        obs, _rew, terminated, truncated, infos = venv.step(actions)
+        masks = masks_of(obs, infos)
+        done = np.flatnonzero(terminated | truncated)
+        if len(done):
+            masks = np.array(masks)
+            new_obs, new_infos = venv.reset(done)
+            masks[done] = masks_of(new_obs, new_infos)
+        state["masks"] = masks
+        return count
+
+    return run
+
+
+def _tianshou() -> bool:
+    """Whether tianshou is installed (its cases are measured only then)."""
+    try:
+        importlib.import_module("tianshou")
+    except ImportError:
+        return False
+    return True
+
+
 def _randoms(game: str) -> list[str]:
     """Random players at every other seat of the game's default table."""
     module = importlib.import_module(ENV_MODULES[game])
@@ -145,12 +205,18 @@ def _rate(make: Callable[[str, int, int], Callable[[], int]], game: str, count: 
 def measure_game(game: str, counts: tuple[int, ...], seconds: float, repeats: int,
                  seed: int) -> dict:
     cases: dict[str, Callable[[], Figures]] = {}
+    with_tianshou = _tianshou()
     for n in counts:
         cases[f"{game} engine N={n}"] = _rate(engine_case, game, n, seed, seconds, MOVES)
         cases[f"{game} VectorTables N={n}"] = _rate(tables_case, game, n, seed, seconds, MOVES)
         cases[f"{game} {n} env()s"] = _rate(envs_case, game, n, seed, seconds, MOVES)
         cases[f"{game} make_vec N={n}"] = _rate(vec_case, game, n, seed, seconds, STEPS)
         cases[f"{game} {n} single_seat()s"] = _rate(singles_case, game, n, seed, seconds, STEPS)
+        if with_tianshou:
+            cases[f"{game} tianshou_vec_env N={n}"] = _rate(tianshou_case, game, n, seed,
+                                                            seconds, STEPS)
+            cases[f"{game} DummyVectorEnv N={n}"] = _rate(dummy_case, game, n, seed, seconds,
+                                                          STEPS)
     return measure(cases, repeats, {MOVES: f"{game}: moves/s, every seat",
                                     STEPS: f"{game}: one seat against random players"})
 
@@ -169,6 +235,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> dict:
     args = parse_args(argv)
     print(f"machine: {machine()}", flush=True)
+    if not _tianshou():
+        print("tianshou is not installed: its vector envs are not measured "
+              "(pip install 'climbrl[tianshou]')", flush=True)
     out = {"machine": machine()}
     for game in args.games:
         print(f"\n{game}", flush=True)

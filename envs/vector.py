@@ -13,6 +13,9 @@ Stable-Baselines3 ``VecEnv``, and :class:`VectorTables` for self-play of every s
   same-step autoreset: a finished table's last observation is in
   ``infos[i]["terminal_observation"]``), which sb3-contrib's ``MaskablePPO`` trains on
   (``env_method("action_masks")``).
+* :func:`tianshou_vec_env`: the same tables as a Tianshou ``BaseVectorEnv``
+  (:mod:`climbrl.envs.tianshou_vector`: observations ``Batch(obs=..., mask=...)``, no
+  autoreset: Tianshou's collectors reset finished tables by id).
 * :class:`VectorTables`: ``N`` tables where every seat is played by the caller:
   ``observe()`` gives the observation, mask and seat of the seat to move at each table,
   ``step(actions)`` plays them, returns every seat's reward and resets finished tables at
@@ -84,12 +87,14 @@ def table_seeds(seed: Any, count: int) -> list[int | None]:
     return [None if seed is None else seed + i for i in range(count)]
 
 
-def check_actions(actions: Any, masks: np.ndarray, game, skip: np.ndarray | None = None
-                  ) -> np.ndarray:
+def check_actions(actions: Any, masks: np.ndarray, game, skip: np.ndarray | None = None,
+                  tables: Sequence[int] | None = None) -> np.ndarray:
     """``actions`` as an int64 array of one legal id per table (``masks``: ``(N, A)`` bool);
     ``TypeError`` / ``ValueError`` naming the first bad table and move. Tables where ``skip``
-    is true are not checked (their action is ignored)."""
+    is true are not checked (their action is ignored). ``tables``: the number each row names
+    in the errors (its row index if not given: the rows of a subset of tables name theirs)."""
     count, num_actions = masks.shape
+    names = range(count) if tables is None else tables
     array = np.asarray(actions)
     if array.dtype.kind not in ACTION_KINDS:
         raise TypeError(f"actions must be integer ids, got an array of {array.dtype}")
@@ -101,13 +106,15 @@ def check_actions(actions: Any, masks: np.ndarray, game, skip: np.ndarray | None
     outside = checked & ((array < 0) | (array >= num_actions))
     if outside.any():
         i = int(np.flatnonzero(outside)[0])
-        raise ValueError(f"table {i}: action {array[i]} is outside 0..{num_actions - 1}")
+        raise ValueError(f"table {names[i]}: action {array[i]} is outside "
+                         f"0..{num_actions - 1}")
     illegal = checked & ~masks[np.arange(count), np.where(checked, array, 0)]
     if illegal.any():
         i = int(np.flatnonzero(illegal)[0])
         action = int(array[i])
-        raise ValueError(f"table {i}: action {action} ({game.action_to_str(action)!r}) is not "
-                         f"legal there ({int(masks[i].sum())} legal ids: see its mask row)")
+        raise ValueError(f"table {names[i]}: action {action} ({game.action_to_str(action)!r}) "
+                         f"is not legal there ({int(masks[i].sum())} legal ids: see its mask "
+                         f"row)")
     return array
 
 
@@ -174,9 +181,21 @@ class SeatTables:
         self.rngs: list[np.random.Generator] = []
         self.seed(seed)
 
-    def seed(self, seed: Any) -> None:
-        """Restart every table's generator (:func:`table_seeds`)."""
-        self.rngs = [seeding.np_random(s)[0] for s in table_seeds(seed, self.count)]
+    def seed(self, seed: Any, tables: Sequence[int] | None = None) -> list[int | None]:
+        """Restart every table's generator, or those of ``tables`` (:func:`table_seeds`:
+        ``seed + i`` for table ``i``, or one seed per table listed); the seeds used."""
+        if tables is None:
+            seeds = table_seeds(seed, self.count)
+            self.rngs = [seeding.np_random(s)[0] for s in seeds]
+            return seeds
+        if isinstance(seed, (list, tuple, np.ndarray)):
+            seeds = table_seeds(seed, len(tables))
+        else:
+            seeds = [None if s is None else s + int(i)
+                     for s, i in zip(table_seeds(seed, 1) * len(tables), tables)]
+        for i, s in zip(tables, seeds):
+            self.rngs[i] = seeding.np_random(s)[0]
+        return seeds
 
     def check(self, actions: Any, skip: np.ndarray | None = None) -> np.ndarray:
         if self.states[0] is None:
@@ -371,6 +390,25 @@ def sb3_vec_env(game: str, num_envs: int = 1, seat: int = 0,
         MaskablePPO("MlpPolicy", sb3_vec_env("daifugo", 16, rounds=1)).learn(10_000)
     """
     return _sb3_class()(SeatTables(game, num_envs, seat, opponents, seed, **kwargs))
+
+
+def tianshou_vec_env(game: str, num_envs: int = 1, seat: int = 0,
+                     opponents: Sequence = ("random",) * 3, seed: Any = None, **kwargs):
+    """The tables of :func:`make_vec` as one Tianshou vector env (``pip install
+    'climbrl[tianshou]'``; :class:`~climbrl.envs.tianshou_vector.TianshouTables`): a
+    ``BaseVectorEnv`` without workers whose observations are ``Batch(obs=..., mask=...)``,
+    what Tianshou's masked policies read::
+
+        from tianshou.data import Collector, VectorReplayBuffer
+        envs = tianshou_vec_env("daifugo", 16, rounds=1, seed=0)
+        Collector(algorithm, envs, VectorReplayBuffer(20_000, 16)).collect(n_step=1024)
+    """
+    try:
+        from .tianshou_vector import TianshouTables
+    except ImportError as err:  # tianshou or one of its own dependencies
+        raise ImportError(f"tianshou_vec_env needs tianshou ({err}): "
+                          f"pip install 'climbrl[tianshou]'") from None
+    return TianshouTables(game, num_envs, seat, opponents, seed, **kwargs)
 
 
 class VectorTables:
