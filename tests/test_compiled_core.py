@@ -361,11 +361,12 @@ def test_a_missing_extension_falls_back_to_pure_python(monkeypatch):
     assert sum(env.unwrapped._cumulative_rewards.values()) == 0
 
 
-def test_the_sdist_and_the_build_name_the_c_source():
-    source = "envs/doudizhu/_fast.c"
-    assert (ROOT / source).is_file()
-    assert source in (ROOT / "MANIFEST.in").read_text().split()
-    assert f'"{source}"' in (ROOT / "setup.py").read_text()
+def test_the_sdist_and_the_build_name_the_c_sources():
+    for source in ("envs/doudizhu/_fast.c", "envs/doudizhu/_engine.c", "envs/doudizhu/_fast.h"):
+        assert (ROOT / source).is_file()
+        assert source in (ROOT / "MANIFEST.in").read_text().split()
+        if source.endswith(".c"):
+            assert f'"{source}"' in (ROOT / "setup.py").read_text()
     assert "optional=True" in (ROOT / "setup.py").read_text()
 
 
