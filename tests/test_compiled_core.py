@@ -243,6 +243,18 @@ def test_an_illegal_move_gets_the_same_error_with_the_compiled_core():
 
 
 @needs_build
+def test_the_games_of_one_catalog_share_one_compiled_engine():
+    # regression: an engine per game made every env hold its own 3 MB of catalog tables
+    first, second = DoudizhuGame(pure=False), DoudizhuGame(DoudizhuConfig(history_length=3),
+                                                           pure=False)
+    assert first._core is second._core
+    assert DoudizhuGame(DoudizhuConfig(players=4), pure=False)._core is not first._core
+    state = second.new_state(np.random.default_rng(4))
+    assert np.array_equal(second.fresh_observation(state, 1)["observation"],
+                          second._writer.write(state, 1))
+
+
+@needs_build
 def test_the_env_computes_the_legal_list_once_a_turn(monkeypatch):
     # the C observation caches the legal tuple on the state; legal_actions reads it
     env = _env(monkeypatch, False)

@@ -7,15 +7,21 @@
  * attributes in the same way; tests/test_compiled_core.py plays every variant both ways and
  * compares every step.
  *
- * Engine(spec)                built by climbrl.envs.doudizhu.compiled.engine_spec
+ * Engine(spec)                the tables of one catalog (climbrl.envs.doudizhu.compiled.
+ *                             engine_spec), shared by every game of that catalog
  *   .legal(state)             the legal ids of the play phase (a tuple: pass first when a
  *                             pile is to beat)
  *   .play(state, action)      apply a play or pass known to be legal; None, or the rewards
  *                             of state._finish when the hand is emptied
  *   .apply(state, action)     play(), when action is an int in state's cached legal tuple
  *                             of the play phase; else NotImplemented (the caller checks it)
- *   .observation(state, seat) {"observation": new float32 vector, "action_mask": new int8
- *                             mask of the legal ids (all zero unless seat is to move)}
+ *   .observation(writer, state, seat)
+ *                             {"observation": new float32 vector written by writer (the
+ *                             game's Writer), "action_mask": new int8 mask of the legal ids
+ *                             (all zero unless seat is to move)}
+ *
+ * The engine keeps one scratch list for the plays it generates: calls run under the GIL and
+ * generation never calls back into Python.
  *
  * Cards here are rank counts; a play's counts are looked up by a key of 4 bits a rank (no
  * count exceeds 8) in an open-addressing table of every catalog play.
@@ -71,7 +77,6 @@ typedef struct {
 
 typedef struct {
     PyObject_HEAD
-    Writer *writer;
     PyObject **id_obj; /* an int object per action id */
     int num_actions, first_play, pass_id, rocket, rocket_power, play_phase, players;
     int widest, rocket_width, one_pack;
@@ -89,7 +94,7 @@ typedef struct {
     unsigned char *seen; /* per id, for removing repeats */
     Ids out;
     /* the observation's arrays: np.empty(size, float32) and np.zeros(actions, int8) */
-    PyObject *empty, *zeros, *obs_args[2], *mask_args[2];
+    PyObject *empty, *zeros, *float32, *mask_args[2];
 } Engine;
 
 /* the state attributes read and written, interned once */
@@ -966,29 +971,47 @@ static int fill_mask(Engine *e, PyObject *mask, PyObject *legal)
     return rc;
 }
 
-static int fill_observation(Engine *e, PyObject *obs, PyObject *state, int seat)
+/* a new float32 vector holding writer's observation of seat in state */
+static PyObject *new_observation(Engine *e, Writer *writer, PyObject *state, int seat)
 {
     Py_buffer view;
-    if (PyObject_GetBuffer(obs, &view, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0)
-        return -1;
-    int rc = writer_fill(e->writer, view.buf, state, seat);
+    PyObject *args[2] = {PyLong_FromSsize_t(writer_size(writer)), e->float32};
+    if (args[0] == NULL)
+        return NULL;
+    PyObject *obs = PyObject_Vectorcall(e->empty, args, 2, NULL);
+    Py_DECREF(args[0]);
+    if (obs == NULL)
+        return NULL;
+    if (PyObject_GetBuffer(obs, &view, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0) {
+        Py_DECREF(obs);
+        return NULL;
+    }
+    int rc = view.len == writer_size(writer) * (Py_ssize_t)sizeof(float)
+                 ? writer_fill(writer, view.buf, state, seat)
+                 : (PyErr_SetString(PyExc_ValueError, "np.empty made a vector of another size"), -1);
     PyBuffer_Release(&view);
-    return rc;
+    if (rc)
+        Py_CLEAR(obs);
+    return obs;
 }
 
 static PyObject *Engine_observation(Engine *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 2) {
-        PyErr_SetString(PyExc_TypeError, "observation(state, seat) takes 2 arguments");
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "observation(writer, state, seat) takes 3 arguments");
         return NULL;
     }
-    PyObject *state = args[0], *obs = NULL, *mask = NULL, *legal = NULL, *out = NULL;
-    long seat = PyLong_AsLong(args[1]), to_move;
+    PyObject *state = args[1], *obs = NULL, *mask = NULL, *legal = NULL, *out = NULL;
+    if (!PyObject_TypeCheck(args[0], &WriterType)) {
+        PyErr_SetString(PyExc_TypeError, "observation(writer, state, seat): writer must be a Writer");
+        return NULL;
+    }
+    long seat = PyLong_AsLong(args[2]), to_move;
     if (ready(self) || (seat == -1 && PyErr_Occurred()) || check_seat(self, seat) ||
         attr_long(state, s_current_player, &to_move))
         return NULL;
-    obs = PyObject_Vectorcall(self->empty, self->obs_args, 2, NULL);
-    if (obs == NULL || fill_observation(self, obs, state, (int)seat))
+    obs = new_observation(self, (Writer *)args[0], state, (int)seat);
+    if (obs == NULL)
         goto done;
     mask = PyObject_Vectorcall(self->zeros, self->mask_args, 2, NULL);
     if (mask == NULL)
@@ -1141,21 +1164,16 @@ static int read_arrays(Engine *e, PyObject *spec)
     PyObject *float32 = spec_item(spec, "float32"), *int8 = spec_item(spec, "int8");
     if (zeros == NULL || empty == NULL || float32 == NULL || int8 == NULL)
         return -1;
-    PyObject *size = PyLong_FromSsize_t(writer_size(e->writer));
     PyObject *actions = PyLong_FromLong(e->num_actions);
-    if (size == NULL || actions == NULL) {
-        Py_XDECREF(size);
-        Py_XDECREF(actions);
+    if (actions == NULL)
         return -1;
-    }
     Py_INCREF(zeros);
     Py_INCREF(empty);
     Py_INCREF(float32);
     Py_INCREF(int8);
     e->zeros = zeros;
     e->empty = empty;
-    e->obs_args[0] = size;
-    e->obs_args[1] = float32;
+    e->float32 = float32;
     e->mask_args[0] = actions;
     e->mask_args[1] = int8;
     return 0;
@@ -1186,16 +1204,9 @@ static int Engine_init(Engine *self, PyObject *args, PyObject *kwds)
         return -1;
     }
     self->one_pack = self->widest == 4;
-    PyObject *copies = spec_item(spec, "copies"), *writer = spec_item(spec, "writer");
-    PyObject *cards = spec_item(spec, "card_bytes");
-    if (copies == NULL || writer == NULL || cards == NULL || packed_bytes(copies, self->copies))
+    PyObject *copies = spec_item(spec, "copies"), *cards = spec_item(spec, "card_bytes");
+    if (copies == NULL || cards == NULL || packed_bytes(copies, self->copies))
         return -1;
-    if (!PyObject_TypeCheck(writer, &WriterType)) {
-        PyErr_SetString(PyExc_TypeError, "engine spec writer must be a Writer");
-        return -1;
-    }
-    Py_INCREF(writer);
-    self->writer = (Writer *)writer;
     size_t table = (size_t)(self->num_actions + 1) * NUM_RANKS;
     if (!PyBytes_Check(cards) || (size_t)PyBytes_GET_SIZE(cards) != table) {
         PyErr_SetString(PyExc_ValueError, "engine spec card_bytes must be (num_actions + 1) * 15 bytes");
@@ -1237,13 +1248,11 @@ static void Engine_dealloc(Engine *self)
     PyMem_Free(self->key_ids);
     PyMem_Free(self->seen);
     PyMem_Free(self->out.ids);
-    Py_XDECREF(self->writer);
     Py_XDECREF(self->empty);
     Py_XDECREF(self->zeros);
-    for (int i = 0; i < 2; i++) {
-        Py_XDECREF(self->obs_args[i]);
+    Py_XDECREF(self->float32);
+    for (int i = 0; i < 2; i++)
         Py_XDECREF(self->mask_args[i]);
-    }
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -1264,16 +1273,16 @@ static PyMethodDef Engine_methods[] = {
      "apply(state, action): play() when action is in the state's cached legal tuple of the "
      "play phase, else NotImplemented"},
     {"observation", FASTCALL(Engine_observation), METH_FASTCALL,
-     "observation(state, seat): {'observation': float32 vector, 'action_mask': int8 mask}, "
-     "new arrays"},
+     "observation(writer, state, seat): {'observation': float32 vector written by writer, "
+     "'action_mask': int8 mask}, new arrays"},
     {NULL}};
 
 static PyTypeObject EngineType = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "climbrl.envs.doudizhu._fast.Engine",
     .tp_basicsize = sizeof(Engine),
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "Engine(spec): legal plays, apply and observation of one Dou Dizhu game "
-              "(climbrl.envs.doudizhu.compiled.engine_spec)",
+    .tp_doc = "Engine(spec): legal plays, apply and observation with mask for the games of "
+              "one Dou Dizhu catalog (climbrl.envs.doudizhu.compiled.engine_spec)",
     .tp_new = Engine_new,
     .tp_init = (initproc)Engine_init,
     .tp_dealloc = (destructor)Engine_dealloc,

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import os
 from array import array
-from functools import lru_cache
+from functools import lru_cache, partial
 from types import ModuleType
 from typing import TYPE_CHECKING
 
@@ -128,9 +128,8 @@ def _ints(values) -> bytes:
     return array("i", values).tobytes()
 
 
-def engine_spec(catalog: Catalog, players: int, writer) -> dict:
-    """The facts of ``catalog`` (a table of ``players``) that the C engine needs; ``writer``:
-    the game's C :class:`Writer`, which writes its observations."""
+def engine_spec(catalog: Catalog) -> dict:
+    """The facts of ``catalog`` that the C engine needs."""
     setup = catalog.setup
     starts, flat = [0], []
     for readings in catalog.readings:
@@ -145,7 +144,7 @@ def engine_spec(catalog: Catalog, players: int, writer) -> dict:
         "rocket": catalog.ROCKET,
         "rocket_power": catalog.rocket_power,
         "play_phase": int(Phase.PLAY),
-        "players": players,
+        "players": setup.players,
         "widest": setup.max_copies,
         "rocket_width": setup.joker_copies,
         "copies": sum(c << (8 * r) for r, c in enumerate(setup.copies)),
@@ -156,12 +155,18 @@ def engine_spec(catalog: Catalog, players: int, writer) -> dict:
         "readings": _ints(flat),
         "chain_lengths": {k.label: (SPECS[k].lengths(setup).start, SPECS[k].lengths(setup).stop - 1)
                           for k in _CHAIN_KINDS},
-        "writer": writer,
         "empty": np.empty,
         "zeros": np.zeros,
         "float32": np.dtype(np.float32),
         "int8": np.dtype(np.int8),
     }
+
+
+@lru_cache(maxsize=8)
+def _engine(module: ModuleType, catalog: Catalog):
+    """The C engine of ``catalog`` (its tables take about 3 MB): one per catalog, shared by
+    every game and env of it."""
+    return module.Engine(engine_spec(catalog))
 
 
 class FastWriter:
@@ -170,9 +175,12 @@ class FastWriter:
     def __init__(self, module: ModuleType, writer: ObservationWriter):
         self.size = writer.layout.size
         self._c = module.Writer(writer_spec(writer))
-        self.engine = module.Engine(engine_spec(writer.catalog, writer.players, self._c))
-        """the C engine core: ``legal(state)``, ``play(state, action)``, ``apply(state,
-        action)`` and ``observation(state, seat)`` (``_engine.c``)"""
+        self.engine = _engine(module, writer.catalog)
+        """the C engine core of the game's catalog: ``legal(state)``, ``play(state, action)``,
+        ``apply(state, action)`` (``_engine.c``)"""
+        self.observation = partial(self.engine.observation, self._c)
+        """``observation(state, seat)``: the env's dict, observation and action mask, in new
+        arrays"""
 
     def write(self, state, seat: int, out: np.ndarray | None = None) -> np.ndarray:
         if out is None:

@@ -502,7 +502,7 @@ class DoudizhuGame(GameDefaults):
         module = compiled.load(self._pure)
         self._fast = None if module is None else compiled.FastWriter(module, self._writer)
         self._core = None if module is None else self._fast.engine
-        self.fresh_observation = None if module is None else self._core.observation
+        self.fresh_observation = None if module is None else self._fast.observation
         """``fresh_observation(state, seat)``: the env's observation and action mask in new
         arrays, in one C call (:class:`~climbrl.envs.core.game.SeatBuffers`); ``None`` in
         pure Python"""
