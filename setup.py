@@ -4,7 +4,7 @@
 _engine.c, legal plays and the apply; plain C with the CPython API) is the optional compiled
 core of the Dou Dizhu environment (climbrl.envs.doudizhu.compiled).
 ``optional=True``: where it cannot be built (no C compiler or Python headers) the install
-goes on without it and the package runs its pure-Python writer instead.
+goes on without it and the package runs pure Python instead.
 """
 
 from setuptools import Extension, setup
