@@ -39,8 +39,17 @@ typedef uint64_t Key;
 #define FIRST_LENGTH_ANY 0     /* chain_plays: every length of the kind */
 #define NONE (-1)              /* no id, no rank, no pile */
 #define TABLE_LOAD 2           /* key table slots per play, at least */
-#define GOLDEN 0x9E3779B97F4A7C15ULL
+#define GOLDEN 0x9E3779B97F4A7C15ULL /* Fibonacci hashing: 2^64 / the golden ratio */
+#define HASH_SHIFT 17          /* the product's bits dropped below the slot bits */
+#define FIRST_CAPACITY 256     /* ids the scratch list holds before it first grows */
 #define FOUR_RUN 4             /* trios in a row that make an airplane read two ways */
+#define PAIR_WIDTH 2
+#define TRIO_WIDTH 3
+#define BOMB_WIDTH 4           /* the fewest cards of a bomb, and the width of four-with-two */
+#define TWO_KICKERS 2          /* four-with-two: two singles or two pairs */
+#define SHORT_PLANE 2          /* an airplane of two trios takes its singles as two_singles */
+#define READING_FIELDS 3       /* kind, length, main */
+#define JOKER_RANKS 2          /* B and R: pair kickers of both are the four-joker rocket */
 #define SINGLES 1
 #define DOUBLES 2
 
@@ -120,7 +129,10 @@ static Key key_of(const unsigned char *counts)
     return key;
 }
 
-static inline size_t slot_of(Engine *e, Key key) { return (size_t)((key * GOLDEN) >> 17) & e->key_mask; }
+static inline size_t slot_of(Engine *e, Key key)
+{
+    return (size_t)((key * GOLDEN) >> HASH_SHIFT) & e->key_mask;
+}
 
 static int lookup(Engine *e, Key key)
 {
@@ -163,7 +175,7 @@ static int push(Engine *e, int id)
 {
     Ids *o = &e->out;
     if (o->n == o->cap) {
-        Py_ssize_t cap = o->cap ? 2 * o->cap : 256;
+        Py_ssize_t cap = o->cap ? 2 * o->cap : FIRST_CAPACITY;
         int *ids = PyMem_Realloc(o->ids, (size_t)cap * sizeof(int));
         if (ids == NULL) {
             PyErr_NoMemory();
@@ -235,7 +247,7 @@ static void read_hand(Hand *h)
     for (int r = 0; r < NUM_RANKS; r++) {
         if (h->c[r])
             h->present[h->npresent++] = r;
-        if (h->c[r] >= 2)
+        if (h->c[r] >= PAIR_WIDTH)
             h->pairs[h->npairs++] = r;
     }
 }
@@ -260,7 +272,7 @@ static int two_singles(Engine *e, const unsigned char *c, const int *ranks, int 
         int a = ranks[i];
         if (a >= BLACK_JOKER && e->one_pack)
             break; /* only B+R could follow */
-        if (c[a] >= 2 && push_cards(e, body + unit(a, 2)))
+        if (c[a] >= PAIR_WIDTH && push_cards(e, body + unit(a, PAIR_WIDTH)))
             return -1;
         for (int j = i + 1; j < n; j++)
             if (push_cards(e, body + unit(a, 1) + unit(ranks[j], 1)))
@@ -297,10 +309,11 @@ static int pair_sets(Engine *e, const int *ranks, int n, int i, int left, Key ac
                      Key body)
 {
     if (!left)
-        return jokers == 2 ? 0 : push_cards(e, body + acc);
+        return jokers == JOKER_RANKS ? 0 : push_cards(e, body + acc);
     for (int j = i; j <= n - left; j++) {
         int r = ranks[j];
-        if (pair_sets(e, ranks, n, j + 1, left - 1, acc + unit(r, 2), jokers + (r >= BLACK_JOKER),
+        int joker = r >= BLACK_JOKER;
+        if (pair_sets(e, ranks, n, j + 1, left - 1, acc + unit(r, PAIR_WIDTH), jokers + joker,
                       body))
             return -1;
     }
@@ -310,14 +323,14 @@ static int pair_sets(Engine *e, const int *ranks, int n, int i, int left, Key ac
 /* trio t with one single, then with one pair (what: SINGLES, DOUBLES or both) */
 static int trio_kickers(Engine *e, Hand *h, int t, int what)
 {
-    Key body = unit(t, 3);
+    Key body = unit(t, TRIO_WIDTH);
     if (what & SINGLES)
         for (int i = 0; i < h->npresent; i++)
             if (h->present[i] != t && push_cards(e, body + unit(h->present[i], 1)))
                 return -1;
     if (what & DOUBLES)
         for (int i = 0; i < h->npairs; i++)
-            if (h->pairs[i] != t && push_cards(e, body + unit(h->pairs[i], 2)))
+            if (h->pairs[i] != t && push_cards(e, body + unit(h->pairs[i], PAIR_WIDTH)))
                 return -1;
     return 0;
 }
@@ -326,7 +339,7 @@ static int trio_kickers(Engine *e, Hand *h, int t, int what)
 static int four_kickers(Engine *e, Hand *h, int q, int what)
 {
     int ranks[NUM_RANKS];
-    Key body = unit(q, 4);
+    Key body = unit(q, BOMB_WIDTH);
     if (what & SINGLES) {
         int n = ranks_outside(h->present, h->npresent, q, q + 1, ranks);
         if (two_singles(e, h->c, ranks, n, body))
@@ -334,7 +347,7 @@ static int four_kickers(Engine *e, Hand *h, int q, int what)
     }
     if (what & DOUBLES) {
         int n = ranks_outside(h->pairs, h->npairs, q, q + 1, ranks);
-        if (pair_sets(e, ranks, n, 0, 2, 0, 0, body))
+        if (pair_sets(e, ranks, n, 0, TWO_KICKERS, 0, 0, body))
             return -1;
     }
     return 0;
@@ -347,10 +360,10 @@ static int plane_kickers(Engine *e, Hand *h, int length, int start, int what)
     int stop = start + length;
     Key body = 0;
     for (int r = start; r < stop; r++)
-        body += unit(r, 3);
+        body += unit(r, TRIO_WIDTH);
     if (what & SINGLES) {
         int n = ranks_outside(h->present, h->npresent, start, stop, ranks);
-        int rc = length == 2 ? two_singles(e, h->c, ranks, n, body)
+        int rc = length == SHORT_PLANE ? two_singles(e, h->c, ranks, n, body)
                              : single_sets(e, h->c, ranks, n, 0, length, 0, body);
         if (rc)
             return -1;
@@ -386,7 +399,8 @@ static int width_plays(Engine *e, int width, unsigned mask)
     for (int r = 0; r < NUM_RANKS; r++)
         if ((mask >> r & 1) && push_body(e, width, r))
             return -1;
-    if (width <= WIDEST_CHAIN && chain_plays(e, CHAIN_OF_WIDTH[width], mask, FIRST_LENGTH_ANY, NONE))
+    if (width <= WIDEST_CHAIN &&
+        chain_plays(e, CHAIN_OF_WIDTH[width], mask, FIRST_LENGTH_ANY, NONE))
         return -1;
     unsigned jokers = 1u << BLACK_JOKER | 1u << RED_JOKER;
     if (width == e->rocket_width && (mask & jokers) == jokers)
@@ -407,24 +421,25 @@ static int has_run_of_four(unsigned m3)
 static int lead(Engine *e, Hand *h)
 {
     const unsigned char *c = h->c;
-    unsigned m3 = at_least(c, 3);
-    if (width_plays(e, 1, at_least(c, 1)) || width_plays(e, 2, at_least(c, 2)))
+    unsigned m3 = at_least(c, TRIO_WIDTH);
+    if (width_plays(e, 1, at_least(c, 1)) || width_plays(e, PAIR_WIDTH, at_least(c, PAIR_WIDTH)))
         return -1;
     if (!m3)
         return 0;
-    if (width_plays(e, 3, m3))
+    if (width_plays(e, TRIO_WIDTH, m3))
         return -1;
     for (int i = 0; i < h->npairs; i++)
-        if (c[h->pairs[i]] >= 3 && trio_kickers(e, h, h->pairs[i], SINGLES | DOUBLES))
+        if (c[h->pairs[i]] >= TRIO_WIDTH && trio_kickers(e, h, h->pairs[i], SINGLES | DOUBLES))
             return -1;
-    unsigned m4 = at_least(c, 4);
+    unsigned m4 = at_least(c, BOMB_WIDTH);
     if (m4) {
-        if (width_plays(e, 4, m4))
+        if (width_plays(e, BOMB_WIDTH, m4))
             return -1;
         for (int i = 0; i < h->npairs; i++)
-            if (c[h->pairs[i]] >= 4 && four_kickers(e, h, h->pairs[i], SINGLES | DOUBLES))
+            if (c[h->pairs[i]] >= BOMB_WIDTH &&
+                four_kickers(e, h, h->pairs[i], SINGLES | DOUBLES))
                 return -1;
-        for (int width = 5; width <= e->widest; width++) {
+        for (int width = BOMB_WIDTH + 1; width <= e->widest; width++) {
             unsigned wide = at_least(c, width);
             if (!wide)
                 break;
@@ -457,7 +472,7 @@ static int reply_kind(Engine *e, Hand *h, int kind, int length, int main)
     case SINGLE:
     case PAIR:
     case TRIO: {
-        int width = kind - SINGLE + 1;
+        int width = kind - SINGLE + 1; /* singles, pairs and trios: 1, 2 and 3 cards */
         unsigned mask = at_least(c, width) & above(main);
         for (int r = 0; r < NUM_RANKS; r++)
             if ((mask >> r & 1) && push_body(e, width, r))
@@ -467,22 +482,23 @@ static int reply_kind(Engine *e, Hand *h, int kind, int length, int main)
     case CHAIN:
     case PAIR_CHAIN:
     case AIRPLANE:
+        /* chains, pair chains and airplanes: 1, 2 and 3 cards a rank */
         return chain_plays(e, kind, at_least(c, kind - CHAIN + 1), length, main);
     case TRIO_SINGLE:
     case TRIO_PAIR:
         for (int t = main + 1; t < NUMBER_RANKS; t++)
-            if (c[t] >= 3 && trio_kickers(e, h, t, what))
+            if (c[t] >= TRIO_WIDTH && trio_kickers(e, h, t, what))
                 return -1;
         return 0;
     case FOUR_TWO_SINGLE:
     case FOUR_TWO_PAIR:
         for (int q = main + 1; q < NUMBER_RANKS; q++)
-            if (c[q] >= 4 && four_kickers(e, h, q, what))
+            if (c[q] >= BOMB_WIDTH && four_kickers(e, h, q, what))
                 return -1;
         return 0;
     case AIRPLANE_SINGLE:
     case AIRPLANE_PAIR: {
-        unsigned m3 = at_least(c, 3);
+        unsigned m3 = at_least(c, TRIO_WIDTH);
         for (int start = main + 1; start + length <= CHAIN_RANKS; start++) {
             unsigned bits = run_bits(start, length);
             if ((m3 & bits) == bits && plane_kickers(e, h, length, start, what))
@@ -514,13 +530,13 @@ static int replies(Engine *e, Hand *h, int pile)
             drop_repeats(e, from);
     }
     if (e->one_pack) {
-        unsigned m4 = at_least(c, 4) & above(bomb_main);
+        unsigned m4 = at_least(c, BOMB_WIDTH) & above(bomb_main);
         for (int r = 0; r < NUM_RANKS; r++)
-            if ((m4 >> r & 1) && push_body(e, 4, r))
+            if ((m4 >> r & 1) && push_body(e, BOMB_WIDTH, r))
                 return -1;
     } else {
         int power = e->bomb_power[pile];
-        for (int width = 4; width <= e->widest; width++) {
+        for (int width = BOMB_WIDTH; width <= e->widest; width++) {
             unsigned mask = at_least(c, width);
             if (!mask)
                 break;
@@ -986,9 +1002,11 @@ static PyObject *new_observation(Engine *e, Writer *writer, PyObject *state, int
         Py_DECREF(obs);
         return NULL;
     }
-    int rc = view.len == writer_size(writer) * (Py_ssize_t)sizeof(float)
-                 ? writer_fill(writer, view.buf, state, seat)
-                 : (PyErr_SetString(PyExc_ValueError, "np.empty made a vector of another size"), -1);
+    int rc = -1;
+    if (view.len != writer_size(writer) * (Py_ssize_t)sizeof(float))
+        PyErr_SetString(PyExc_ValueError, "np.empty made a vector of another size");
+    else
+        rc = writer_fill(writer, view.buf, state, seat);
     PyBuffer_Release(&view);
     if (rc)
         Py_CLEAR(obs);
@@ -1003,7 +1021,8 @@ static PyObject *Engine_observation(Engine *self, PyObject *const *args, Py_ssiz
     }
     PyObject *state = args[1], *obs = NULL, *mask = NULL, *legal = NULL, *out = NULL;
     if (!PyObject_TypeCheck(args[0], &WriterType)) {
-        PyErr_SetString(PyExc_TypeError, "observation(writer, state, seat): writer must be a Writer");
+        PyErr_SetString(PyExc_TypeError,
+                        "observation(writer, state, seat): writer must be a Writer");
         return NULL;
     }
     long seat = PyLong_AsLong(args[2]), to_move;
@@ -1100,7 +1119,7 @@ static int read_readings(Engine *e, PyObject *spec)
     if ((e->reading_start = spec_ints(spec, "reading_start", e->num_actions + 1)) == NULL)
         return -1;
     int count = e->reading_start[e->num_actions];
-    int *flat = spec_ints(spec, "readings", 3 * (Py_ssize_t)count);
+    int *flat = spec_ints(spec, "readings", READING_FIELDS * (Py_ssize_t)count);
     if (flat == NULL)
         return -1;
     e->readings = PyMem_Malloc((size_t)(count ? count : 1) * sizeof(Reading));
@@ -1109,9 +1128,10 @@ static int read_readings(Engine *e, PyObject *spec)
         PyErr_NoMemory();
         return -1;
     }
-    for (int i = 0; i < count; i++)
-        e->readings[i] = (Reading){(unsigned char)flat[3 * i], (unsigned char)flat[3 * i + 1],
-                                   (unsigned char)flat[3 * i + 2]};
+    for (int i = 0; i < count; i++) {
+        const int *f = flat + READING_FIELDS * i;
+        e->readings[i] = (Reading){(unsigned char)f[0], (unsigned char)f[1], (unsigned char)f[2]};
+    }
     PyMem_Free(flat);
     for (int a = 0; a < e->num_actions; a++) {
         int n = e->reading_start[a + 1] - e->reading_start[a];
@@ -1133,8 +1153,8 @@ static int read_shapes(Engine *e, PyObject *spec)
     for (size_t i = 0; i < sizeof(chains) / sizeof(chains[0]); i++) {
         int kind = chains[i];
         PyObject *pair = PyDict_GetItemString(lengths, KIND_LABELS[kind]);
-        if (pair == NULL || !PyArg_ParseTuple(pair, "ii", &e->chain_min[kind], &e->chain_max[kind]) ||
-            e->chain_min[kind] < 1 || e->chain_max[kind] > CHAIN_RANKS) {
+        int *lo = &e->chain_min[kind], *hi = &e->chain_max[kind];
+        if (pair == NULL || !PyArg_ParseTuple(pair, "ii", lo, hi) || *lo < 1 || *hi > CHAIN_RANKS) {
             if (!PyErr_Occurred())
                 PyErr_Format(PyExc_ValueError, "engine spec chain_lengths lacks %s",
                              KIND_LABELS[kind]);
@@ -1197,19 +1217,20 @@ static int Engine_init(Engine *self, PyObject *args, PyObject *kwds)
         spec_int(spec, "rocket_width", &self->rocket_width))
         return -1;
     if (self->num_actions < 1 || self->first_play < 1 || self->first_play > self->num_actions ||
-        self->players < 1 || self->players > MAX_PLAYERS || self->widest < 4 ||
+        self->players < 1 || self->players > MAX_PLAYERS || self->widest < BOMB_WIDTH ||
         self->widest > MAX_WIDTH || self->rocket < self->first_play ||
         self->rocket >= self->num_actions) {
         PyErr_SetString(PyExc_ValueError, "engine spec out of range");
         return -1;
     }
-    self->one_pack = self->widest == 4;
+    self->one_pack = self->widest == BOMB_WIDTH;
     PyObject *copies = spec_item(spec, "copies"), *cards = spec_item(spec, "card_bytes");
     if (copies == NULL || cards == NULL || packed_bytes(copies, self->copies))
         return -1;
     size_t table = (size_t)(self->num_actions + 1) * NUM_RANKS;
     if (!PyBytes_Check(cards) || (size_t)PyBytes_GET_SIZE(cards) != table) {
-        PyErr_SetString(PyExc_ValueError, "engine spec card_bytes must be (num_actions + 1) * 15 bytes");
+        PyErr_SetString(PyExc_ValueError,
+                        "engine spec card_bytes must be (num_actions + 1) * 15 bytes");
         return -1;
     }
     if ((self->cards = PyMem_Malloc(table)) == NULL) {
