@@ -49,6 +49,7 @@ typedef uint64_t Key;
 #define TWO_KICKERS 2          /* four-with-two: two singles or two pairs */
 #define SHORT_PLANE 2          /* an airplane of two trios takes its singles as two_singles */
 #define READING_FIELDS 3       /* kind, length, main */
+#define UNMAKEABLE 0x80        /* a shortfall mark: a joker the hand lacks (no wild stands in) */
 #define JOKER_RANKS 2          /* B and R: pair kickers of both are the four-joker rocket */
 #define SINGLES 1
 #define DOUBLES 2
@@ -101,6 +102,9 @@ typedef struct {
     int chain_min[NUM_KINDS], chain_max[NUM_KINDS];
     int chain_id[NUM_KINDS][CHAIN_RANKS + 1][CHAIN_RANKS]; /* [kind][length][start] */
     unsigned char *seen; /* per id, for removing repeats */
+    /* laizi, made on first use: the plays' counts rank by rank (a column of every play's
+     * count of one rank), and the scratch row of their shortfalls */
+    unsigned char *columns, *shortfall;
     Ids out;
     /* the observation's arrays: np.empty(size, float32) and np.zeros(actions, int8) */
     PyObject *empty, *zeros, *float32, *mask_args[2];
@@ -564,15 +568,6 @@ static int substitutes(const unsigned char *have, int wild, const unsigned char 
     return subs;
 }
 
-/* whether have makes need: the jokers held, the cards lacking no more than its wild cards */
-static int wild_holds(const unsigned char *have, int wild, const unsigned char *need)
-{
-    for (int r = NUMBER_RANKS; r < NUM_RANKS; r++)
-        if (need[r] > have[r])
-            return 0;
-    return need[wild] + substitutes(have, wild, need) <= have[wild];
-}
-
 /* laizi.bomb_tier: tier first, then the catalog's power; -1 for every other play */
 static int bomb_tier(Engine *e, int a, int wild, int subs)
 {
@@ -599,13 +594,53 @@ static int beats_by_reading(Engine *e, int a, int pile)
     return 0;
 }
 
+static int build_columns(Engine *e)
+{
+    Py_ssize_t plays = e->num_actions - e->first_play;
+    e->columns = PyMem_Malloc((size_t)plays * NUM_RANKS);
+    e->shortfall = PyMem_Malloc((size_t)plays);
+    if (e->columns == NULL || e->shortfall == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < plays; i++)
+        for (int r = 0; r < NUM_RANKS; r++)
+            e->columns[r * plays + i] = e->cards[(size_t)(e->first_play + i) * NUM_RANKS + r];
+    return 0;
+}
+
+/* per play, the wild cards have needs to make it (laizi.WildMoves.held, a column at a time:
+ * loops the compiler vectorizes): its cards of the wild rank, plus what it lacks of the
+ * other ranks 3..2; UNMAKEABLE where it lacks a joker */
+static void shortfalls(Engine *e, const unsigned char *have, int wild)
+{
+    Py_ssize_t plays = e->num_actions - e->first_play;
+    unsigned char *out = e->shortfall;
+    memcpy(out, e->columns + wild * plays, (size_t)plays);
+    for (int r = 0; r < NUM_RANKS; r++) {
+        const unsigned char *column = e->columns + r * plays;
+        unsigned char held = have[r];
+        if (r == wild || held >= e->copies[r])
+            continue; /* no play needs more of r than the deck has */
+        if (r < NUMBER_RANKS)
+            for (Py_ssize_t i = 0; i < plays; i++)
+                out[i] += column[i] > held ? column[i] - held : 0;
+        else
+            for (Py_ssize_t i = 0; i < plays; i++)
+                out[i] |= column[i] > held ? UNMAKEABLE : 0;
+    }
+}
+
 static int wild_legal(Engine *e, const unsigned char *have, int wild, int pile, int pile_power)
 {
+    if (e->columns == NULL && build_columns(e))
+        return -1;
     if (pile >= 0 && push(e, e->pass_id))
         return -1;
+    shortfalls(e, have, wild);
     for (int a = e->first_play; a < e->num_actions; a++) {
         const unsigned char *need = e->cards + (size_t)a * NUM_RANKS;
-        if (!wild_holds(have, wild, need))
+        if (e->shortfall[a - e->first_play] > have[wild])
             continue;
         if (pile >= 0) {
             int bomb = e->bomb_power[a] >= 0;
@@ -1268,6 +1303,8 @@ static void Engine_dealloc(Engine *self)
     PyMem_Free(self->keys);
     PyMem_Free(self->key_ids);
     PyMem_Free(self->seen);
+    PyMem_Free(self->columns);
+    PyMem_Free(self->shortfall);
     PyMem_Free(self->out.ids);
     Py_XDECREF(self->empty);
     Py_XDECREF(self->zeros);
