@@ -86,7 +86,8 @@ def test_the_wheel_holds_nothing_but_climbrl(tmp_path):
     compiled = [n for n in names if n.startswith("climbrl/envs/doudizhu/_fast")]
     if compiled_core.available():
         assert compiled and all(n.endswith((".so", ".pyd")) for n in compiled), compiled
-    assert "climbrl/envs/doudizhu/_fast.c" not in names
+    for source in ("_fast.c", "_engine.c", "_fast.h"):
+        assert f"climbrl/envs/doudizhu/{source}" not in names
 
 
 def test_pyproject_floors_are_the_tested_ones():

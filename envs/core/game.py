@@ -134,15 +134,19 @@ class SeatBuffers:
     the same values as :func:`seat_observation`, in new arrays that are the caller's own (a
     copy of the observer's buffer, and a new mask: ``np.zeros`` with the legal ids set, which
     costs less than keeping one mask, zeroing the previous ids and copying it), so an
-    observation kept is never written again."""
+    observation kept is never written again. A game whose ``fresh_observation`` attribute is
+    not ``None`` (a compiled core) makes that dict itself, in new arrays, in one call."""
 
     def __init__(self, game: Game):
         self.game = game
         self.num_actions = game.num_actions
+        self.fresh = getattr(game, "fresh_observation", None)
         make = getattr(game, "seat_observer", None)
         self.observers = [make(seat) for seat in range(game.num_players)] if make else None
 
     def observe(self, state: State, seat: int) -> dict[str, np.ndarray]:
+        if self.fresh is not None:
+            return self.fresh(state, seat)
         mask = np.zeros(self.num_actions, np.int8)
         if seat == state.current_player and not state.terminal:
             ids = state.legal_actions()

@@ -6,8 +6,9 @@
 * :mod:`.engine` -- :class:`DoudizhuGame` and :class:`DoudizhuState` (deal, bidding, play,
   scoring, deal codes, views).
 * :mod:`.observation` -- the seat-relative observation layout and writer.
-* :mod:`.compiled` -- the optional compiled core (``_fast.c``: the observation writer in C,
-  used where it was built; ``CLIMBRL_PURE=1`` keeps pure Python).
+* :mod:`.compiled` -- the optional compiled core (``_fast.c``, ``_engine.c``: the observation
+  writer, the legal plays and the apply in C, used where it was built; ``CLIMBRL_PURE=1``
+  keeps pure Python).
 * :mod:`.evaluator` -- fewest plays to empty a hand, high cards, bombs, bid advice.
 * :mod:`.roles` -- the networks the trainer trains, the two sides, the training starts.
 

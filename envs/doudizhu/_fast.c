@@ -1,4 +1,5 @@
-/* The optional compiled core of the Dou Dizhu environment: the observation writer.
+/* The optional compiled core of the Dou Dizhu environment: the observation writer (this
+ * file) and the engine core of legal plays, apply and observation with mask (_engine.c).
  *
  * climbrl.envs.doudizhu.observation.ObservationWriter (pure Python) is the reference; this
  * module writes the same float32 vector, entry for entry, from the same state attributes,
@@ -15,12 +16,10 @@
  * range raises ValueError, never writes outside the buffer.
  */
 
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
+#include "_fast.h"
+
 #include <string.h>
 
-#define NUM_RANKS 15
-#define MAX_PLAYERS 8
 #define MAX_DEPTH 16
 
 /* the state attributes read, interned once */
@@ -28,7 +27,7 @@ static PyObject *s_hands, *s_kitty, *s_out, *s_played, *s_trick, *s_history, *s_
     *s_first_bidder, *s_landlord, *s_bids, *s_caller, *s_robs, *s_rob_seats, *s_shown,
     *s_wild, *s_pile, *s_pile_owner, *s_pile_subs, *s_bombs;
 
-typedef struct {
+struct Writer {
     PyObject_HEAD
     PyObject *card_bytes; /* bytes: NUM_RANKS counts per action id, then one all-zero entry */
     Py_ssize_t num_actions;
@@ -44,7 +43,7 @@ typedef struct {
         at_history_pass, at_robs, at_shown, at_wild, at_pile_wilds;
     Py_ssize_t variant[MAX_PLAYERS];
     int num_variant;
-} Writer;
+};
 
 typedef struct {
     PyObject_HEAD
@@ -56,7 +55,7 @@ typedef struct {
 
 /* -- reading the state ------------------------------------------------------------------- */
 
-static int packed_bytes(PyObject *value, unsigned char *out)
+int packed_bytes(PyObject *value, unsigned char *out)
 {
     if (!PyLong_Check(value)) {
         PyErr_Format(PyExc_TypeError, "packed cards must be an int, got %.100s",
@@ -80,7 +79,7 @@ static int packed_bytes(PyObject *value, unsigned char *out)
 #endif
 }
 
-static int attr_long(PyObject *state, PyObject *name, long *out)
+int attr_long(PyObject *state, PyObject *name, long *out)
 {
     PyObject *value = PyObject_GetAttr(state, name);
     if (value == NULL)
@@ -90,7 +89,7 @@ static int attr_long(PyObject *state, PyObject *name, long *out)
     return (*out == -1 && PyErr_Occurred()) ? -1 : 0;
 }
 
-static int attr_packed(PyObject *state, PyObject *name, unsigned char *out)
+int attr_packed(PyObject *state, PyObject *name, unsigned char *out)
 {
     PyObject *value = PyObject_GetAttr(state, name);
     if (value == NULL)
@@ -98,6 +97,15 @@ static int attr_packed(PyObject *state, PyObject *name, unsigned char *out)
     int rc = packed_bytes(value, out);
     Py_DECREF(value);
     return rc;
+}
+
+PyObject *packed_int(const unsigned char *counts)
+{
+#if PY_VERSION_HEX >= 0x030D0000
+    return PyLong_FromUnsignedNativeBytes(counts, NUM_RANKS, Py_ASNATIVEBYTES_LITTLE_ENDIAN);
+#else
+    return _PyLong_FromByteArray(counts, NUM_RANKS, 1, 0);
+#endif
 }
 
 /* a list attribute of one entry per seat (a new reference), or NULL with an error */
@@ -386,11 +394,18 @@ static int get_float_buffer(Writer *w, PyObject *out, Py_buffer *view)
     return 0;
 }
 
-static int write_into(Writer *w, Py_buffer *view, PyObject *state, int seat)
+int writer_fill(Writer *w, float *buf, PyObject *state, int seat)
 {
-    Out o = {(float *)view->buf, w->size};
+    Out o = {buf, w->size};
     memset(o.buf, 0, (size_t)w->size * sizeof(float));
     return write_fields(w, &o, state, seat);
+}
+
+Py_ssize_t writer_size(Writer *w) { return w->size; }
+
+static int write_into(Writer *w, Py_buffer *view, PyObject *state, int seat)
+{
+    return writer_fill(w, (float *)view->buf, state, seat);
 }
 
 /* -- Writer ------------------------------------------------------------------------------- */
@@ -528,17 +543,32 @@ static int ready(Writer *w)
     return 0;
 }
 
+/* the opening of write() and observer(): nargs must be want (usage names the call), and
+ * args[seat_at] a seat of the table */
+static int seat_call(Writer *self, PyObject *const *args, Py_ssize_t nargs, Py_ssize_t want,
+                     Py_ssize_t seat_at, const char *usage, int *seat)
+{
+    if (nargs != want) {
+        PyErr_Format(PyExc_TypeError, "%s takes %zd arguments", usage, want);
+        return -1;
+    }
+    long value = PyLong_AsLong(args[seat_at]);
+    if ((value == -1 && PyErr_Occurred()) || ready(self))
+        return -1;
+    if (value < 0 || value >= self->players) {
+        PyErr_Format(PyExc_ValueError, "seat %ld is outside 0..%d", value, self->players - 1);
+        return -1;
+    }
+    *seat = (int)value;
+    return 0;
+}
+
 static PyObject *Writer_write(Writer *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 3) {
-        PyErr_SetString(PyExc_TypeError, "write(state, seat, out) takes 3 arguments");
-        return NULL;
-    }
-    int seat = PyLong_AsLong(args[1]);
-    if (seat == -1 && PyErr_Occurred())
-        return NULL;
+    int seat;
     Py_buffer view;
-    if (ready(self) || get_float_buffer(self, args[2], &view))
+    if (seat_call(self, args, nargs, 3, 1, "write(state, seat, out)", &seat) ||
+        get_float_buffer(self, args[2], &view))
         return NULL;
     int rc = write_into(self, &view, args[0], seat);
     PyBuffer_Release(&view);
@@ -552,19 +582,9 @@ static PyTypeObject SeatWriterType;
 
 static PyObject *Writer_observer(Writer *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 2) {
-        PyErr_SetString(PyExc_TypeError, "observer(seat, out) takes 2 arguments");
+    int seat;
+    if (seat_call(self, args, nargs, 2, 0, "observer(seat, out)", &seat))
         return NULL;
-    }
-    int seat = PyLong_AsLong(args[0]);
-    if (seat == -1 && PyErr_Occurred())
-        return NULL;
-    if (ready(self))
-        return NULL;
-    if (seat < 0 || seat >= self->players) {
-        PyErr_Format(PyExc_ValueError, "seat %d is outside 0..%d", seat, self->players - 1);
-        return NULL;
-    }
     SeatWriter *obs = PyObject_New(SeatWriter, &SeatWriterType);
     if (obs == NULL)
         return NULL;
@@ -590,7 +610,7 @@ static PyMethodDef Writer_methods[] = {
      "observer(seat, out): a SeatWriter of seat writing into out"},
     {NULL}};
 
-static PyTypeObject WriterType = {
+PyTypeObject WriterType = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "climbrl.envs.doudizhu._fast.Writer",
     .tp_basicsize = sizeof(Writer),
     .tp_flags = Py_TPFLAGS_DEFAULT,
@@ -697,7 +717,8 @@ PyMODINIT_FUNC PyInit__fast(void)
     Py_INCREF(&WriterType);
     Py_INCREF(&SeatWriterType);
     if (PyModule_AddObject(m, "Writer", (PyObject *)&WriterType) < 0 ||
-        PyModule_AddObject(m, "SeatWriter", (PyObject *)&SeatWriterType) < 0) {
+        PyModule_AddObject(m, "SeatWriter", (PyObject *)&SeatWriterType) < 0 ||
+        engine_add_type(m) < 0) {
         Py_DECREF(m);
         return NULL;
     }

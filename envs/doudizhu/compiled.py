@@ -1,7 +1,12 @@
-"""The optional compiled core of Dou Dizhu: the observation writer in C (``_fast.c``).
+"""The optional compiled core of Dou Dizhu: the observation writer (``_fast.c``) and the
+engine core (``_engine.c``: legal plays, the apply of a play or pass, and a seat's observation
+with its action mask in one call) in C.
 
-The pure-Python :class:`~climbrl.envs.doudizhu.observation.ObservationWriter` stays the
-reference; the C writer writes the same float32 vector from the same state, entry for entry
+The pure Python stays the reference: the
+:class:`~climbrl.envs.doudizhu.observation.ObservationWriter`, the move generators
+(:class:`~climbrl.envs.doudizhu.moves.MoveGenerator`, :class:`~climbrl.envs.doudizhu.laizi.WildMoves`)
+and ``DoudizhuState._apply_play``. The C core writes the same float32 vector, makes the same
+legal list in the same order and changes the same state attributes in the same way
 (``tests/test_compiled_core.py`` plays every variant both ways and compares). ``pip install``
 builds it where a C compiler and the Python headers exist (``setup.py``: an optional
 extension, so the install goes on without it); a game uses it when it imports, unless told
@@ -10,14 +15,15 @@ not to:
 * ``DoudizhuGame(config, pure=True)``, or
 * the environment variable ``CLIMBRL_PURE=1`` (read when a game is made),
 
-and :attr:`DoudizhuGame.compiled` says which one a game uses. Everything else of the engine
-(deal, legal moves, apply) is Python either way, so states, moves and rewards are the same.
+and :attr:`DoudizhuGame.compiled` says which one a game uses. The deal, the bidding, the
+open-hand choice and the end of a game are Python either way.
 """
 
 from __future__ import annotations
 
 import os
-from functools import lru_cache
+from array import array
+from functools import lru_cache, partial
 from types import ModuleType
 from typing import TYPE_CHECKING
 
@@ -25,6 +31,7 @@ import numpy as np
 
 from .bidding import NOT_YET, PASS_CODE
 from .cards import SUITS
+from .catalog import SPECS, Catalog, Kind
 from .config import Phase
 from .observation import ROB_CALLED, ROB_PASSED, ROB_ROBBED, _card_bytes
 
@@ -112,12 +119,68 @@ def writer_spec(writer: ObservationWriter) -> dict:
     return spec
 
 
+_CHAIN_KINDS = (Kind.CHAIN, Kind.PAIR_CHAIN, Kind.AIRPLANE, Kind.AIRPLANE_SINGLE,
+                Kind.AIRPLANE_PAIR)
+
+
+def _ints(values) -> bytes:
+    """``values`` as the bytes of C ints (the engine copies them)."""
+    return array("i", values).tobytes()
+
+
+def engine_spec(catalog: Catalog) -> dict:
+    """The facts of ``catalog`` that the C engine needs."""
+    setup = catalog.setup
+    starts, flat = [0], []
+    for readings in catalog.readings:
+        for reading in readings:
+            flat.extend(reading)
+        starts.append(len(flat) // 3)
+    return {
+        "kinds": tuple(k.label for k in Kind),
+        "num_actions": catalog.num_actions,
+        "first_play": catalog.pass_segment.stop,
+        "pass_id": catalog.PASS,
+        "rocket": catalog.ROCKET,
+        "rocket_power": catalog.rocket_power,
+        "play_phase": int(Phase.PLAY),
+        "players": setup.players,
+        "widest": setup.max_copies,
+        "rocket_width": setup.joker_copies,
+        "copies": sum(c << (8 * r) for r, c in enumerate(setup.copies)),
+        "card_bytes": _joined_card_bytes(catalog),
+        "bomb_power": _ints(catalog.bomb_power),
+        "bomb_main": _ints(catalog.bomb_main),
+        "reading_start": _ints(starts),
+        "readings": _ints(flat),
+        "chain_lengths": {k.label: (SPECS[k].lengths(setup).start, SPECS[k].lengths(setup).stop - 1)
+                          for k in _CHAIN_KINDS},
+        "empty": np.empty,
+        "zeros": np.zeros,
+        "float32": np.dtype(np.float32),
+        "int8": np.dtype(np.int8),
+    }
+
+
+@lru_cache(maxsize=8)
+def _engine(module: ModuleType, catalog: Catalog):
+    """The C engine of ``catalog`` (its tables take about 3 MB): one per catalog, shared by
+    every game and env of it."""
+    return module.Engine(engine_spec(catalog))
+
+
 class FastWriter:
     """The C writer of one game, with the Python writer's ``write`` signature."""
 
     def __init__(self, module: ModuleType, writer: ObservationWriter):
         self.size = writer.layout.size
         self._c = module.Writer(writer_spec(writer))
+        self.engine = _engine(module, writer.catalog)
+        """the C engine core of the game's catalog: ``legal(state)``, ``play(state, action)``,
+        ``apply(state, action)`` (``_engine.c``)"""
+        self.observation = partial(self.engine.observation, self._c)
+        """``observation(state, seat)``: the env's dict, observation and action mask, in new
+        arrays"""
 
     def write(self, state, seat: int, out: np.ndarray | None = None) -> np.ndarray:
         if out is None:

@@ -1,7 +1,8 @@
 """The Dou Dizhu rules engine: a :class:`DoudizhuGame` (fixed facts) and its :class:`DoudizhuState`
 (one position), implementing :mod:`climbrl.envs.core.game`. Pure Python and numpy; where the
-optional compiled core was built, observations are written by it
-(:mod:`climbrl.envs.doudizhu.compiled`).
+optional compiled core was built, it makes the legal plays, applies plays and passes and
+writes observations (:mod:`climbrl.envs.doudizhu.compiled`), the Python here staying the
+reference.
 
 Rules: the Dou Dizhu section of ``docs/rules.md``. In short:
 
@@ -290,6 +291,12 @@ class DoudizhuState:
         return laizi.bomb_tier(self.game.catalog, action, self.wild, subs) > self.pile_power
 
     def apply(self, action: int) -> list[float] | None:
+        core = self.game._core
+        if core is not None:
+            # an id of the legal list cached this turn is played at once (no re-check)
+            rewards = core.apply(self, action)
+            if rewards is not NotImplemented:
+                return rewards
         if type(action) is not int:
             action = as_action(action)
         if not self.is_legal(action):
@@ -346,6 +353,8 @@ class DoudizhuState:
 
     def _apply_play(self, action: int) -> list[float] | None:
         game = self.game
+        if game._core is not None:
+            return game._core.play(self, action)
         cat = game.catalog
         seat = self.current_player
         players = game.num_players
@@ -483,28 +492,34 @@ class DoudizhuGame(GameDefaults):
         self._writer = ObservationWriter(self)
         self.layout = self._writer.layout
         self._pure = pure
-        self._fast = self._compiled_writer()
+        self._compiled_core()
         self._lead_cache: dict[int, list[int]] = {}
         self._reply_cache: dict[tuple[int, int], list[int]] = {}
         self._evaluator: HandEvaluator | None = None
 
-    def _compiled_writer(self) -> compiled.FastWriter | None:
+    def _compiled_core(self) -> None:
+        """The compiled writer and engine core where the game uses them, else ``None``."""
         module = compiled.load(self._pure)
-        return None if module is None else compiled.FastWriter(module, self._writer)
+        self._fast = None if module is None else compiled.FastWriter(module, self._writer)
+        self._core = None if module is None else self._fast.engine
+        self.fresh_observation = None if module is None else self._fast.observation
+        """``fresh_observation(state, seat)``: the env's observation and action mask in new
+        arrays, in one C call (:class:`~climbrl.envs.core.game.SeatBuffers`); ``None`` in
+        pure Python"""
 
     @property
     def compiled(self) -> bool:
-        """Whether this game writes observations with the compiled core (``_fast``)."""
+        """Whether this game uses the compiled core (``_fast``): legal plays, apply, observations."""
         return self._fast is not None
 
     def __getstate__(self) -> dict:
-        # the compiled writer is rebuilt where the game is loaded (it may not be built there)
-        return {**self.__dict__, "_fast": None}
+        # the compiled core is rebuilt where the game is loaded (it may not be built there)
+        return {**self.__dict__, "_fast": None, "_core": None, "fresh_observation": None}
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
         self._pure = state.get("_pure")
-        self._fast = self._compiled_writer()
+        self._compiled_core()
 
     @property
     def evaluator(self) -> HandEvaluator:
@@ -694,6 +709,8 @@ class DoudizhuGame(GameDefaults):
             return self.auction.legal(state)
         if state.phase == Phase.SHOW:
             return tuple(self.catalog.show_segment)
+        if self._core is not None:
+            return self._core.legal(state)
         hand = state.hands[state.current_player]
         if state.wild >= 0:
             return self._wild_legal(state, hand)
