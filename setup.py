@@ -1,9 +1,11 @@
-"""The build's one compiled part; everything else is in pyproject.toml.
+"""The build's compiled parts; everything else is in pyproject.toml.
 
 ``climbrl.envs.doudizhu._fast`` (envs/doudizhu/_fast.c, plain C with the CPython API) is
-the optional compiled core of the Dou Dizhu environment (climbrl.envs.doudizhu.compiled).
-``optional=True``: where it cannot be built (no C compiler or Python headers) the install
-goes on without it and the package runs its pure-Python writer instead.
+the optional compiled core of the Dou Dizhu environment (climbrl.envs.doudizhu.compiled);
+``climbrl.envs.daifugo._fast`` (envs/daifugo/_fast.c) that of the Daifugo, President and
+UECda environments (climbrl.envs.daifugo.compiled). ``optional=True``: where one cannot be
+built (no C compiler or Python headers) the install goes on without it and the package runs
+its pure-Python writer instead.
 """
 
 from setuptools import Extension, setup
@@ -14,6 +16,11 @@ setup(
             "climbrl.envs.doudizhu._fast",
             sources=["envs/doudizhu/_fast.c"],
             optional=True,
-        )
+        ),
+        Extension(
+            "climbrl.envs.daifugo._fast",
+            sources=["envs/daifugo/_fast.c"],
+            optional=True,
+        ),
     ]
 )
