@@ -24,6 +24,12 @@
 #include <Python.h>
 #include <stdint.h>
 #include <string.h>
+#if PY_VERSION_HEX >= 0x030C0000
+#define SLOT_OBJECT Py_T_OBJECT_EX
+#else
+#include <structmember.h>
+#define SLOT_OBJECT T_OBJECT_EX
+#endif
 
 #define CARDS_PER_DECK 52
 #define NUM_SUITS 4
@@ -42,10 +48,17 @@
 #define ONE_DECK ((UINT64_C(1) << CARDS_PER_DECK) - 1)
 #define SUIT_NIBBLE ((1u << NUM_SUITS) - 1)
 
-/* the state attributes read, interned once */
-static PyObject *s_hands, *s_played, *s_unsuited, *s_pile, *s_pile_cards, *s_gave, *s_received,
-    *s_passed, *s_active, *s_places, *s_titles, *s_scores, *s_order, *s_last_player,
-    *s_revolution, *s_jack_back, *s_lock, *s_round, *s_phase, *s_pending, *s_current_player;
+/* the state attributes read (their names interned once, in attr_names) */
+enum {
+    A_HANDS, A_PLAYED, A_UNSUITED, A_PILE, A_PILE_CARDS, A_GAVE, A_RECEIVED,
+    A_PASSED, A_ACTIVE, A_PLACES, A_TITLES, A_SCORES, A_ORDER, A_LAST_PLAYER,
+    A_REVOLUTION, A_JACK_BACK, A_LOCK, A_ROUND, A_PHASE, A_PENDING, A_CURRENT_PLAYER, NUM_ATTRS
+};
+static const char *attr_texts[NUM_ATTRS] = {
+    "hands", "played", "unsuited", "pile", "pile_cards", "gave", "received",
+    "passed", "active", "places", "titles", "scores", "order", "last_player",
+    "revolution", "jack_back", "lock", "round", "phase", "pending", "current_player"};
+static PyObject *attr_names[NUM_ATTRS];
 
 /* the fields the writer writes, in the order of the spec's "fields" and of Writer.at */
 enum {
@@ -75,6 +88,11 @@ typedef struct {
     Mask real_cards;    /* every card but the jokers */
     uint64_t joker_bits; /* the jokers, counted from the first joker's bit */
     double score_scale;
+    /* the slots of the state's class: where each attribute is read straight from the object
+     * (-1: through getattr), learnt from the class of the first state written, again when
+     * another class comes */
+    PyObject *state_type;
+    Py_ssize_t slot[NUM_ATTRS];
 } Writer;
 
 typedef struct {
@@ -87,16 +105,13 @@ typedef struct {
 
 /* -- bits -------------------------------------------------------------------------------- */
 
+/* the bits set (inline: no popcount instruction is assumed of the build's target) */
 static int popcount64(uint64_t x)
 {
-#if defined(__GNUC__) || defined(__clang__)
-    return __builtin_popcountll(x);
-#else
-    int n = 0;
-    for (; x; x &= x - 1)
-        n++;
-    return n;
-#endif
+    x = x - (x >> 1 & UINT64_C(0x5555555555555555));
+    x = (x & UINT64_C(0x3333333333333333)) + (x >> 2 & UINT64_C(0x3333333333333333));
+    x = (x + (x >> 4)) & UINT64_C(0x0F0F0F0F0F0F0F0F);
+    return (int)(x * UINT64_C(0x0101010101010101) >> 56);
 }
 
 static int lowest_bit(uint64_t x) /* x != 0 */
@@ -146,6 +161,16 @@ static int read_mask(Writer *w, PyObject *value, PyObject *name, Mask *m)
                                                Py_ASNATIVEBYTES_REJECT_NEGATIVE);
     int bad = need < 0 || need > MASK_BYTES;
 #else
+    int sign = _PyLong_Sign(value);
+    if (sign >= 0 && _PyLong_NumBits(value) <= 64) { /* one pack's masks: no byte copy */
+        m->lo = PyLong_AsUnsignedLongLongMask(value);
+        m->hi = 0;
+        if (!(m->lo & ~w->full.lo))
+            return 0;
+        PyErr_Format(PyExc_ValueError, "state.%U holds a card mask outside the deck: %R", name,
+                     value);
+        return -1;
+    }
     int bad = _PyLong_AsByteArray((PyLongObject *)value, bytes, MASK_BYTES, 1, 0) < 0;
 #endif
     if (!bad) {
@@ -165,9 +190,49 @@ static int read_mask(Writer *w, PyObject *value, PyObject *name, Mask *m)
     return 0;
 }
 
-static int attr_long(PyObject *state, PyObject *name, long *out)
+/* Where each attribute of `type`'s states lies: a slot (__slots__) holding an object is read
+ * at its offset; anything else (a property, an instance dict, a class with its own
+ * __getattribute__) through getattr. */
+static int learn_slots(Writer *w, PyTypeObject *type)
 {
-    PyObject *value = PyObject_GetAttr(state, name);
+    int generic = type->tp_getattro == PyObject_GenericGetAttr;
+    for (int a = 0; a < NUM_ATTRS; a++) {
+        w->slot[a] = -1;
+        PyObject *found = generic ? PyObject_GetAttr((PyObject *)type, attr_names[a]) : NULL;
+        if (found == NULL) {
+            PyErr_Clear();
+            continue;
+        }
+        if (Py_IS_TYPE(found, &PyMemberDescr_Type)) {
+            PyMemberDef *member = ((PyMemberDescrObject *)found)->d_member;
+            if (member->type == SLOT_OBJECT && member->offset > 0)
+                w->slot[a] = member->offset;
+        }
+        Py_DECREF(found);
+    }
+    Py_INCREF(type);
+    Py_XSETREF(w->state_type, (PyObject *)type);
+    return 0;
+}
+
+/* attribute a of the state (a new reference), or NULL with an error */
+static PyObject *get_attr(Writer *w, PyObject *state, int a)
+{
+    Py_ssize_t offset = Py_TYPE(state) == (PyTypeObject *)w->state_type ? w->slot[a] : -1;
+    if (offset < 0)
+        return PyObject_GetAttr(state, attr_names[a]);
+    PyObject *value = *(PyObject **)((char *)state + offset);
+    if (value == NULL) {
+        PyErr_Format(PyExc_AttributeError, "state.%U is not set", attr_names[a]);
+        return NULL;
+    }
+    Py_INCREF(value);
+    return value;
+}
+
+static int attr_long(Writer *w, PyObject *state, int a, long *out)
+{
+    PyObject *value = get_attr(w, state, a);
     if (value == NULL)
         return -1;
     *out = PyLong_AsLong(value);
@@ -175,9 +240,9 @@ static int attr_long(PyObject *state, PyObject *name, long *out)
     return (*out == -1 && PyErr_Occurred()) ? -1 : 0;
 }
 
-static int attr_bool(PyObject *state, PyObject *name, int *out)
+static int attr_bool(Writer *w, PyObject *state, int a, int *out)
 {
-    PyObject *value = PyObject_GetAttr(state, name);
+    PyObject *value = get_attr(w, state, a);
     if (value == NULL)
         return -1;
     *out = PyObject_IsTrue(value);
@@ -185,25 +250,26 @@ static int attr_bool(PyObject *state, PyObject *name, int *out)
     return *out < 0 ? -1 : 0;
 }
 
-static int attr_mask(Writer *w, PyObject *state, PyObject *name, Mask *m)
+static int attr_mask(Writer *w, PyObject *state, int a, Mask *m)
 {
-    PyObject *value = PyObject_GetAttr(state, name);
+    PyObject *value = get_attr(w, state, a);
     if (value == NULL)
         return -1;
-    int rc = read_mask(w, value, name, m);
+    int rc = read_mask(w, value, attr_names[a], m);
     Py_DECREF(value);
     return rc;
 }
 
 /* a list or tuple attribute of `count` entries (a new reference), or NULL with an error */
-static PyObject *attr_seats(PyObject *state, PyObject *name, int count)
+static PyObject *attr_seats(Writer *w, PyObject *state, int a, int count)
 {
-    PyObject *value = PyObject_GetAttr(state, name);
+    PyObject *value = get_attr(w, state, a);
     if (value == NULL)
         return NULL;
     if (!(PyList_Check(value) || PyTuple_Check(value)) ||
         PySequence_Fast_GET_SIZE(value) != count) {
-        PyErr_Format(PyExc_ValueError, "state.%U must be a list of %d entries", name, count);
+        PyErr_Format(PyExc_ValueError, "state.%U must be a list of %d entries", attr_names[a],
+                     count);
         Py_DECREF(value);
         return NULL;
     }
@@ -277,12 +343,14 @@ static int write_fields(Writer *w, float *obs, PyObject *state, int seat)
         PyErr_Format(PyExc_ValueError, "seat %d is outside 0..%d", seat, players - 1);
         return -1;
     }
-    if (attr_long(state, s_pile, &pile) || attr_long(state, s_last_player, &last_player) ||
-        attr_long(state, s_passed, &passed) || attr_long(state, s_active, &active) ||
-        attr_long(state, s_lock, &lock) || attr_long(state, s_round, &round) ||
-        attr_long(state, s_phase, &phase) || attr_long(state, s_current_player, &mover) ||
-        attr_bool(state, s_revolution, &revolution) ||
-        attr_bool(state, s_jack_back, &jack_back))
+    if (Py_TYPE(state) != (PyTypeObject *)w->state_type && learn_slots(w, Py_TYPE(state)))
+        return -1;
+    if (attr_long(w, state, A_PILE, &pile) || attr_long(w, state, A_LAST_PLAYER, &last_player) ||
+        attr_long(w, state, A_PASSED, &passed) || attr_long(w, state, A_ACTIVE, &active) ||
+        attr_long(w, state, A_LOCK, &lock) || attr_long(w, state, A_ROUND, &round) ||
+        attr_long(w, state, A_PHASE, &phase) || attr_long(w, state, A_CURRENT_PLAYER, &mover) ||
+        attr_bool(w, state, A_REVOLUTION, &revolution) ||
+        attr_bool(w, state, A_JACK_BACK, &jack_back))
         return -1;
     if (check_in("pile", pile, -1, (long)w->num_actions - 1) ||
         (pile >= 0 && check_in("last_player", last_player, 0, players - 1)) ||
@@ -294,12 +362,12 @@ static int write_fields(Writer *w, float *obs, PyObject *state, int seat)
         return -1;
 
     /* the turn order: each seat's row is its distance after this seat */
-    if ((order_seq = attr_seats(state, s_order, players)) == NULL)
+    if ((order_seq = attr_seats(w, state, A_ORDER, players)) == NULL)
         goto done;
     for (int s = 0; s < players; s++)
         position[s] = -1;
     for (int i = 0; i < players; i++) {
-        if (item_in(order_seq, s_order, i, 0, players - 1, &order[i]))
+        if (item_in(order_seq, attr_names[A_ORDER], i, 0, players - 1, &order[i]))
             goto done;
         if (position[order[i]] >= 0) {
             PyErr_Format(PyExc_ValueError, "state.order names seat %ld twice", order[i]);
@@ -319,14 +387,14 @@ static int write_fields(Writer *w, float *obs, PyObject *state, int seat)
         goto done;
     }
     int unsuited_pile = w->has_unsuited && action != NULL && action[4];
-    if ((hands = attr_seats(state, s_hands, players)) == NULL ||
-        (gave_list = attr_seats(state, s_gave, players)) == NULL ||
-        (received_list = attr_seats(state, s_received, players)) == NULL ||
-        read_mask(w, PySequence_Fast_GET_ITEM(hands, seat), s_hands, &hand) ||
-        read_mask(w, PySequence_Fast_GET_ITEM(gave_list, seat), s_gave, &gave) ||
-        read_mask(w, PySequence_Fast_GET_ITEM(received_list, seat), s_received, &received) ||
-        attr_mask(w, state, s_played, &played) || attr_mask(w, state, s_unsuited, &unsuited) ||
-        attr_mask(w, state, s_pile_cards, &pile_cards))
+    if ((hands = attr_seats(w, state, A_HANDS, players)) == NULL ||
+        (gave_list = attr_seats(w, state, A_GAVE, players)) == NULL ||
+        (received_list = attr_seats(w, state, A_RECEIVED, players)) == NULL ||
+        read_mask(w, PySequence_Fast_GET_ITEM(hands, seat), attr_names[A_HANDS], &hand) ||
+        read_mask(w, PySequence_Fast_GET_ITEM(gave_list, seat), attr_names[A_GAVE], &gave) ||
+        read_mask(w, PySequence_Fast_GET_ITEM(received_list, seat), attr_names[A_RECEIVED], &received) ||
+        attr_mask(w, state, A_PLAYED, &played) || attr_mask(w, state, A_UNSUITED, &unsuited) ||
+        attr_mask(w, state, A_PILE_CARDS, &pile_cards))
         goto done;
     memcpy(obs, PyBytes_AS_STRING(w->template), (size_t)w->size * sizeof(float));
     card_field(w, obs + at[F_HAND], hand);
@@ -337,19 +405,19 @@ static int write_fields(Writer *w, float *obs, PyObject *state, int seat)
     card_field(w, obs + at[F_RECEIVED], received);
 
     /* the per-seat fields, by row */
-    if ((places = attr_seats(state, s_places, players)) == NULL ||
-        (titles = attr_seats(state, s_titles, players)) == NULL ||
-        (scores = attr_seats(state, s_scores, players)) == NULL)
+    if ((places = attr_seats(w, state, A_PLACES, players)) == NULL ||
+        (titles = attr_seats(w, state, A_TITLES, players)) == NULL ||
+        (scores = attr_seats(w, state, A_SCORES, players)) == NULL)
         goto done;
     for (int s = 0; s < players; s++) {
         long row = ROW(s), place, title;
         Mask held;
         PyObject *points = PySequence_Fast_GET_ITEM(scores, s);
-        double value = PyFloat_AsDouble(points);
+        double value = PyLong_Check(points) ? PyLong_AsDouble(points) : PyFloat_AsDouble(points);
         if ((value == -1.0 && PyErr_Occurred()) ||
-            read_mask(w, PySequence_Fast_GET_ITEM(hands, s), s_hands, &held) ||
-            item_in(places, s_places, s, -1, players - 1, &place) ||
-            item_in(titles, s_titles, s, -1, players - 1, &title))
+            read_mask(w, PySequence_Fast_GET_ITEM(hands, s), attr_names[A_HANDS], &held) ||
+            item_in(places, attr_names[A_PLACES], s, -1, players - 1, &place) ||
+            item_in(titles, attr_names[A_TITLES], s, -1, players - 1, &title))
             goto done;
         obs[at[F_HAND_COUNTS] + row] = (float)(popcount64(held.lo) + popcount64(held.hi));
         obs[at[F_SCORES] + row] = (float)(value * w->score_scale);
@@ -393,7 +461,7 @@ static int write_fields(Writer *w, float *obs, PyObject *state, int seat)
 
     /* the turn: cards still to give, the round, the phase, the seat to move */
     long to_give = 0;
-    if ((pending = PyObject_GetAttr(state, s_pending)) == NULL)
+    if ((pending = get_attr(w, state, A_PENDING)) == NULL)
         goto done;
     if (!PyList_Check(pending)) {
         PyErr_SetString(PyExc_ValueError, "state.pending must be a list");
@@ -408,8 +476,8 @@ static int write_fields(Writer *w, float *obs, PyObject *state, int seat)
                             "state.pending entries must be [receiver, giver, count]");
             goto done;
         }
-        if (item_in(entry, s_pending, 0, 0, players - 1, &receiver) ||
-            item_in(entry, s_pending, 2, 0, LONG_MAX, &count))
+        if (item_in(entry, attr_names[A_PENDING], 0, 0, players - 1, &receiver) ||
+            item_in(entry, attr_names[A_PENDING], 2, 0, LONG_MAX, &count))
             goto done;
         if (receiver == seat)
             to_give += count;
@@ -598,6 +666,7 @@ static int Writer_init(Writer *self, PyObject *args, PyObject *kwds)
 
 static void Writer_dealloc(Writer *self)
 {
+    Py_XDECREF(self->state_type);
     Py_XDECREF(self->template);
     Py_XDECREF(self->actions);
     Py_TYPE(self)->tp_free((PyObject *)self);
@@ -750,33 +819,11 @@ static struct PyModuleDef fast_module = {
     .m_size = -1,
 };
 
-#define INTERN(var, text)                                                                    \
-    if ((var = PyUnicode_InternFromString(text)) == NULL)                                    \
-        return NULL;
-
 PyMODINIT_FUNC PyInit__fast(void)
 {
-    INTERN(s_hands, "hands");
-    INTERN(s_played, "played");
-    INTERN(s_unsuited, "unsuited");
-    INTERN(s_pile, "pile");
-    INTERN(s_pile_cards, "pile_cards");
-    INTERN(s_gave, "gave");
-    INTERN(s_received, "received");
-    INTERN(s_passed, "passed");
-    INTERN(s_active, "active");
-    INTERN(s_places, "places");
-    INTERN(s_titles, "titles");
-    INTERN(s_scores, "scores");
-    INTERN(s_order, "order");
-    INTERN(s_last_player, "last_player");
-    INTERN(s_revolution, "revolution");
-    INTERN(s_jack_back, "jack_back");
-    INTERN(s_lock, "lock");
-    INTERN(s_round, "round");
-    INTERN(s_phase, "phase");
-    INTERN(s_pending, "pending");
-    INTERN(s_current_player, "current_player");
+    for (int a = 0; a < NUM_ATTRS; a++)
+        if ((attr_names[a] = PyUnicode_InternFromString(attr_texts[a])) == NULL)
+            return NULL;
     if (PyType_Ready(&WriterType) < 0 || PyType_Ready(&SeatWriterType) < 0)
         return NULL;
     PyObject *m = PyModule_Create(&fast_module);
