@@ -138,7 +138,8 @@ static uint64_t shifted(Mask m, int k)
     return m.hi >> (k - 64);
 }
 
-/* the (rank, suit) slots of one pack: both packs folded, each slot the copies held */
+/* the cards of the first and of the second pack, one bit per (rank, suit); past the first
+ * pack of a one-pack deck lie its jokers, not a second pack */
 static uint64_t first_pack(Mask m) { return m.lo & ONE_DECK; }
 static uint64_t second_pack(Mask m) { return shifted(m, CARDS_PER_DECK) & ONE_DECK; }
 
@@ -313,9 +314,9 @@ static void card_field(Writer *w, float *field, Mask m)
 }
 
 /* the real cards of m per rank, both packs (deck.rank_counts) */
-static void rank_field(float *field, Mask m)
+static void rank_field(Writer *w, float *field, Mask m)
 {
-    uint64_t packs[MAX_DECKS] = {first_pack(m), second_pack(m)};
+    uint64_t packs[MAX_DECKS] = {first_pack(m), w->decks > 1 ? second_pack(m) : 0};
     for (int r = 0; r < NUM_RANKS; r++) {
         int shift = r * NUM_SUITS;
         field[r] = (float)(popcount64(packs[0] >> shift & SUIT_NIBBLE) +
@@ -433,9 +434,9 @@ static int write_fields(Writer *w, float *obs, PyObject *state, int seat)
 
     /* the real cards of unsuited plays, by rank */
     if (w->has_unsuited) {
-        rank_field(obs + at[F_PLAYED_RANKS], unsuited);
+        rank_field(w, obs + at[F_PLAYED_RANKS], unsuited);
         if (unsuited_pile)
-            rank_field(obs + at[F_PILE_RANKS], pile_cards);
+            rank_field(w, obs + at[F_PILE_RANKS], pile_cards);
     }
 
     /* the pile */
@@ -476,9 +477,19 @@ static int write_fields(Writer *w, float *obs, PyObject *state, int seat)
                             "state.pending entries must be [receiver, giver, count]");
             goto done;
         }
-        if (item_in(entry, attr_names[A_PENDING], 0, 0, players - 1, &receiver) ||
-            item_in(entry, attr_names[A_PENDING], 2, 0, LONG_MAX, &count))
+        receiver = PyLong_AsLong(PySequence_Fast_GET_ITEM(entry, 0));
+        count = PyLong_AsLong(PySequence_Fast_GET_ITEM(entry, 2));
+        if ((receiver == -1 || count == -1) && PyErr_Occurred())
             goto done;
+        if (receiver < 0 || receiver >= players) {
+            PyErr_Format(PyExc_ValueError, "state.pending[%zd] names seat %ld, outside 0..%d",
+                         i, receiver, players - 1);
+            goto done;
+        }
+        if (count < 0) {
+            PyErr_Format(PyExc_ValueError, "state.pending[%zd] gives %ld cards", i, count);
+            goto done;
+        }
         if (receiver == seat)
             to_give += count;
     }

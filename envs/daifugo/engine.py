@@ -139,8 +139,11 @@ class DaifugoGame(GameDefaults):
         return self._fast
 
     def __getstate__(self) -> dict:
-        # the compiled core is loaded again where the game is loaded (it may not be built there)
-        return {**self.__dict__, "_compiled": None, "_fast": None}
+        # the compiled core is loaded again where the game is loaded (it may not be built
+        # there); the Python writer's tables are made again on first use
+        state = {**self.__dict__, "_compiled": None, "_fast": None}
+        state.pop("_obs_writer", None)
+        return state
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
