@@ -27,6 +27,7 @@ from climbrl.benchmarks import daifugo as daifugo_bench
 from climbrl.envs import daifugo, daifugo_v1, president_v1, uecda_v1
 from climbrl.envs.daifugo import PHASE_EXCHANGE, Catalog, DaifugoGame, Rules, compiled
 from climbrl.envs.daifugo.catalog import BELOW_3, PASS, RUN
+from climbrl.envs.core.game import SeatBuffers
 from climbrl.envs.daifugo.observation import SeatObserver, observe
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -116,6 +117,10 @@ def test_random_playouts_equal_with_and_without_the_compiled_core(table, monkeyp
             assert np.array_equal(obs_f["observation"], obs_p["observation"]), where
             assert np.array_equal(obs_f["action_mask"], obs_p["action_mask"]), where
             assert rest_f == rest_p, where
+            other = pick.choice(pure.possible_agents)  # a seat that may not be to move
+            got, want = fast.observe(other), pure.observe(other)
+            assert np.array_equal(got["observation"], want["observation"]), where
+            assert np.array_equal(got["action_mask"], want["action_mask"]), where
             state = fast.unwrapped.game_state
             assert _state_facts(state) == _state_facts(pure.unwrapped.game_state), where
             _assert_seats_equal(fast.unwrapped.game, state, where)
@@ -210,6 +215,46 @@ def test_seat_observers_of_the_compiled_core_write_their_own_buffers():
         assert np.array_equal(buf, observe(game, state, seat))
     out = np.full(game.layout.size, 7, np.float32)  # every entry written, whatever out held
     assert game.observe(state, 2, out) is out and np.array_equal(out, buffers[2])
+
+
+@needs_build
+def test_the_env_gets_new_arrays_of_its_own_from_the_compiled_observer():
+    game = DaifugoGame(Rules.preset("president", 4), pure=False)
+    buffers = SeatBuffers(game)
+    assert buffers.pairs is not None  # the one-call path of the compiled observers
+    state = game.new_state(np.random.default_rng(5))
+    mover = state.current_player
+    first = buffers.observe(state, mover)
+    legal = np.flatnonzero(first["action_mask"]).tolist()
+    assert legal == sorted(state.legal_actions()) and first["action_mask"].dtype == np.int8
+    first["observation"][:] = -1
+    first["action_mask"][:] = 1
+    again = buffers.observe(state, mover)
+    assert np.array_equal(again["observation"], observe(game, state, mover))
+    assert np.flatnonzero(again["action_mask"]).tolist() == legal
+    other = buffers.observe(state, (mover + 1) % game.num_players)
+    assert not other["action_mask"].any() and other["action_mask"].shape == (game.num_actions,)
+    state.terminal = True  # a finished game: nobody has a move
+    assert not buffers.observe(state, mover)["action_mask"].any()
+
+
+@needs_build
+def test_the_compiled_mask_refuses_bad_input_with_an_error():
+    game = DaifugoGame(Rules.preset("daifugo", 3), pure=False)
+    state = game.new_state(np.random.default_rng(0))
+    liar = SimpleNamespace(**_state_facts(state), legal_actions=lambda: [game.num_actions])
+    observer = game.seat_observer(state.current_player)
+    with pytest.raises(ValueError, match=f"legal action id {game.num_actions} is outside"):
+        observer.observation_and_mask(liar)
+    liar.legal_actions = lambda: (0,)
+    with pytest.raises(TypeError, match=r"state.legal_actions\(\) must return a list"):
+        observer.observation_and_mask(liar)
+    c_writer = game._fast_writer()._c
+    buf = np.zeros(game.layout.size, np.float32)
+    with pytest.raises(TypeError, match="made without no_moves"):
+        c_writer.observer(0, buf).observation_and_mask(state)
+    with pytest.raises(ValueError, match=f"int8 buffer of {game.num_actions} entries"):
+        c_writer.observer(0, buf, np.zeros(game.num_actions, np.float32))
 
 
 def _bad_state(game, **changes):

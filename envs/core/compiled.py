@@ -47,10 +47,13 @@ def load_extension(name: str, pure: bool | None = None) -> ModuleType | None:
 
 class CompiledWriter:
     """A game's C writer (``module.Writer(spec)``), with the Python writers' ``write``
-    signature and seat observers. ``size``: the observation's entries."""
+    signature and seat observers. ``size``: the observation's entries; ``num_actions``, where
+    the C writer's seat observers also write masks (``observation_and_mask``, which
+    :class:`~climbrl.envs.core.game.SeatBuffers` uses): the actions of the game."""
 
-    def __init__(self, module: ModuleType, spec: dict, size: int):
+    def __init__(self, module: ModuleType, spec: dict, size: int, num_actions: int | None = None):
         self.size = size
+        self.num_actions = num_actions
         self._c = module.Writer(spec)
 
     def write(self, state, seat: int, out: np.ndarray | None = None) -> np.ndarray:
@@ -60,5 +63,9 @@ class CompiledWriter:
 
     def seat_observer(self, seat: int):
         """A seat's observer (``observe(state)`` returns its buffer, written from scratch in
-        C: cheaper than a Python observer's incremental rewrite)."""
-        return self._c.observer(seat, np.zeros(self.size, np.float32))
+        C: cheaper than a Python observer's incremental rewrite; with ``num_actions``, also
+        ``observation_and_mask(state)``)."""
+        buf = np.zeros(self.size, np.float32)
+        if self.num_actions is None:
+            return self._c.observer(seat, buf)
+        return self._c.observer(seat, buf, np.zeros(self.num_actions, np.int8))

@@ -134,15 +134,23 @@ class SeatBuffers:
     the same values as :func:`seat_observation`, in new arrays that are the caller's own (a
     copy of the observer's buffer, and a new mask: ``np.zeros`` with the legal ids set, which
     costs less than keeping one mask, zeroing the previous ids and copying it), so an
-    observation kept is never written again."""
+    observation kept is never written again. An observer that offers
+    ``observation_and_mask(state)`` (a compiled core's) makes both arrays itself, the same
+    values in new arrays, in one call."""
 
     def __init__(self, game: Game):
         self.game = game
         self.num_actions = game.num_actions
         make = getattr(game, "seat_observer", None)
         self.observers = [make(seat) for seat in range(game.num_players)] if make else None
+        self.pairs = None
+        if self.observers and all(hasattr(o, "observation_and_mask") for o in self.observers):
+            self.pairs = [o.observation_and_mask for o in self.observers]
 
     def observe(self, state: State, seat: int) -> dict[str, np.ndarray]:
+        if self.pairs is not None:
+            observation, mask = self.pairs[seat](state)
+            return {"observation": observation, "action_mask": mask}
         mask = np.zeros(self.num_actions, np.int8)
         if seat == state.current_player and not state.terminal:
             ids = state.legal_actions()

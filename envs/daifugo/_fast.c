@@ -13,7 +13,12 @@
  *                           template, the catalog's pile facts)
  *   .write(state, seat, out)   the observation of seat in state, written from scratch into
  *                              out (a writable float32 buffer of the layout's size)
- *   .observer(seat, out)       a SeatWriter: .observe(state) writes into out and returns it
+ *   .observer(seat, out[, no_moves])
+ *                              a SeatWriter: .observe(state) writes into out and returns it;
+ *                              given no_moves (a zeroed int8 array, one slot per action),
+ *                              .observation_and_mask(state) returns a copy of the observation
+ *                              and a new mask of the legal moves (empty when it is not the
+ *                              seat's turn), both the caller's own
  *
  * Every value the state gives is checked before it is used as an index (a seat, a place, an
  * action id, a card mask): a state holding values out of range raises ValueError, never
@@ -52,13 +57,17 @@
 enum {
     A_HANDS, A_PLAYED, A_UNSUITED, A_PILE, A_PILE_CARDS, A_GAVE, A_RECEIVED,
     A_PASSED, A_ACTIVE, A_PLACES, A_TITLES, A_SCORES, A_ORDER, A_LAST_PLAYER,
-    A_REVOLUTION, A_JACK_BACK, A_LOCK, A_ROUND, A_PHASE, A_PENDING, A_CURRENT_PLAYER, NUM_ATTRS
+    A_REVOLUTION, A_JACK_BACK, A_LOCK, A_ROUND, A_PHASE, A_PENDING, A_CURRENT_PLAYER,
+    A_TERMINAL, NUM_ATTRS
 };
 static const char *attr_texts[NUM_ATTRS] = {
     "hands", "played", "unsuited", "pile", "pile_cards", "gave", "received",
     "passed", "active", "places", "titles", "scores", "order", "last_player",
-    "revolution", "jack_back", "lock", "round", "phase", "pending", "current_player"};
+    "revolution", "jack_back", "lock", "round", "phase", "pending", "current_player",
+    "terminal"};
 static PyObject *attr_names[NUM_ATTRS];
+/* the methods called, interned once */
+static PyObject *s_copy, *s_legal_actions;
 
 /* the fields the writer writes, in the order of the spec's "fields" and of Writer.at */
 enum {
@@ -101,6 +110,7 @@ typedef struct {
     PyObject *out;
     Py_buffer view;
     int seat;
+    PyObject *no_moves; /* a zeroed int8 array of one slot per action (NULL: no masks) */
 } SeatWriter;
 
 /* -- bits -------------------------------------------------------------------------------- */
@@ -715,11 +725,13 @@ static PyObject *Writer_write(Writer *self, PyObject *const *args, Py_ssize_t na
 }
 
 static PyTypeObject SeatWriterType;
+static int get_mask_buffer(Writer *w, PyObject *mask, Py_buffer *view);
 
 static PyObject *Writer_observer(Writer *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 2) {
-        PyErr_SetString(PyExc_TypeError, "observer(seat, out) takes 2 arguments");
+    if (nargs != 2 && nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "observer(seat, out[, no_moves]) takes 2 or 3 "
+                                         "arguments");
         return NULL;
     }
     long seat = PyLong_AsLong(args[0]);
@@ -736,9 +748,22 @@ static PyObject *Writer_observer(Writer *self, PyObject *const *args, Py_ssize_t
         return NULL;
     obs->out = NULL;
     obs->writer = NULL;
+    obs->no_moves = NULL;
     if (get_float_buffer(self, args[1], &obs->view)) {
         Py_DECREF(obs);
         return NULL;
+    }
+    if (nargs == 3) {
+        Py_buffer mask;
+        if (get_mask_buffer(self, args[2], &mask)) {
+            PyBuffer_Release(&obs->view);
+            obs->out = NULL;
+            Py_DECREF(obs);
+            return NULL;
+        }
+        PyBuffer_Release(&mask);
+        Py_INCREF(args[2]);
+        obs->no_moves = args[2];
     }
     Py_INCREF(self);
     obs->writer = self;
@@ -777,7 +802,23 @@ static void SeatWriter_dealloc(SeatWriter *self)
         Py_DECREF(self->out);
     }
     Py_XDECREF(self->writer);
+    Py_XDECREF(self->no_moves);
     PyObject_Free(self);
+}
+
+/* a writable int8 buffer of one slot per action, or -1 with a ValueError */
+static int get_mask_buffer(Writer *w, PyObject *mask, Py_buffer *view)
+{
+    if (PyObject_GetBuffer(mask, view, PyBUF_WRITABLE | PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0)
+        return -1;
+    if (view->itemsize != 1 || view->format == NULL || strcmp(view->format, "b") != 0 ||
+        view->len != w->num_actions) {
+        PyErr_Format(PyExc_ValueError, "a mask must be an int8 buffer of %zd entries",
+                     w->num_actions);
+        PyBuffer_Release(view);
+        return -1;
+    }
+    return 0;
 }
 
 static PyObject *SeatWriter_observe(SeatWriter *self, PyObject *state)
@@ -786,6 +827,66 @@ static PyObject *SeatWriter_observe(SeatWriter *self, PyObject *state)
         return NULL;
     Py_INCREF(self->out);
     return self->out;
+}
+
+/* the legal ids of the seat to move, set in mask (a new int8 array of one slot per action) */
+static int set_moves(Writer *w, PyObject *state, PyObject *mask)
+{
+    PyObject *ids = PyObject_CallMethodNoArgs(state, s_legal_actions);
+    if (ids == NULL)
+        return -1;
+    int rc = -1;
+    Py_buffer view;
+    if (!PyList_Check(ids)) {
+        PyErr_SetString(PyExc_TypeError, "state.legal_actions() must return a list");
+        goto done;
+    }
+    if (get_mask_buffer(w, mask, &view))
+        goto done;
+    char *slots = (char *)view.buf;
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(ids); i++) {
+        Py_ssize_t a = PyLong_AsSsize_t(PyList_GET_ITEM(ids, i));
+        if (a == -1 && PyErr_Occurred())
+            break;
+        if (a < 0 || a >= w->num_actions) {
+            PyErr_Format(PyExc_ValueError, "legal action id %zd is outside the catalog", a);
+            break;
+        }
+        slots[a] = 1;
+    }
+    PyBuffer_Release(&view);
+    rc = PyErr_Occurred() ? -1 : 0;
+done:
+    Py_DECREF(ids);
+    return rc;
+}
+
+static PyObject *SeatWriter_observation_and_mask(SeatWriter *self, PyObject *state)
+{
+    Writer *w = self->writer;
+    if (self->no_moves == NULL) {
+        PyErr_SetString(PyExc_TypeError, "this observer was made without no_moves: no masks");
+        return NULL;
+    }
+    long mover;
+    int terminal;
+    if (write_fields(w, (float *)self->view.buf, state, self->seat) ||
+        attr_long(w, state, A_CURRENT_PLAYER, &mover) ||
+        attr_bool(w, state, A_TERMINAL, &terminal))
+        return NULL;
+    PyObject *observation = PyObject_CallMethodNoArgs(self->out, s_copy);
+    if (observation == NULL)
+        return NULL;
+    PyObject *mask = PyObject_CallMethodNoArgs(self->no_moves, s_copy);
+    if (mask == NULL || (mover == self->seat && !terminal && set_moves(w, state, mask))) {
+        Py_DECREF(observation);
+        Py_XDECREF(mask);
+        return NULL;
+    }
+    PyObject *pair = PyTuple_Pack(2, observation, mask);
+    Py_DECREF(observation);
+    Py_DECREF(mask);
+    return pair;
 }
 
 static PyObject *SeatWriter_get_buf(SeatWriter *self, void *closure)
@@ -803,6 +904,9 @@ static PyMethodDef SeatWriter_methods[] = {
     {"observe", (PyCFunction)SeatWriter_observe, METH_O,
      "observe(state): this seat's observation of state, written into the buffer, which is "
      "returned (callers copy it)"},
+    {"observation_and_mask", (PyCFunction)SeatWriter_observation_and_mask, METH_O,
+     "observation_and_mask(state): (a copy of this seat's observation of state, a new int8 "
+     "mask of its legal moves, empty when it is not its turn), both the caller's own"},
     {NULL}};
 
 static PyGetSetDef SeatWriter_getset[] = {
@@ -835,6 +939,9 @@ PyMODINIT_FUNC PyInit__fast(void)
     for (int a = 0; a < NUM_ATTRS; a++)
         if ((attr_names[a] = PyUnicode_InternFromString(attr_texts[a])) == NULL)
             return NULL;
+    if ((s_copy = PyUnicode_InternFromString("copy")) == NULL ||
+        (s_legal_actions = PyUnicode_InternFromString("legal_actions")) == NULL)
+        return NULL;
     if (PyType_Ready(&WriterType) < 0 || PyType_Ready(&SeatWriterType) < 0)
         return NULL;
     PyObject *m = PyModule_Create(&fast_module);

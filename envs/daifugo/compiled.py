@@ -14,7 +14,9 @@ when it imports, unless told not to:
 and :attr:`DaifugoGame.compiled` says which one a game uses. Everything else of the engine
 (deal, legal moves, apply) is Python either way, so states, moves and rewards are the same.
 The C writer writes every observation from scratch: from the state's ints, bitmasks and short
-lists that costs less than the Python observer's incremental rewrite.
+lists (read at their slots' offsets) that costs less than the Python observer's incremental
+rewrite. Its seat observers also hand the env its observation copy and a new mask in one
+call (``observation_and_mask``, :class:`~climbrl.envs.core.game.SeatBuffers`).
 """
 
 from __future__ import annotations
@@ -105,4 +107,4 @@ def writer_spec(game) -> dict:
 
 def writer(module: ModuleType, game) -> CompiledWriter:
     """The C writer of ``game``."""
-    return CompiledWriter(module, writer_spec(game), game.layout.size)
+    return CompiledWriter(module, writer_spec(game), game.layout.size, game.num_actions)
