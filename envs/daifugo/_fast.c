@@ -403,7 +403,8 @@ static int write_fields(Writer *w, float *obs, PyObject *state, int seat)
         (received_list = attr_seats(w, state, A_RECEIVED, players)) == NULL ||
         read_mask(w, PySequence_Fast_GET_ITEM(hands, seat), attr_names[A_HANDS], &hand) ||
         read_mask(w, PySequence_Fast_GET_ITEM(gave_list, seat), attr_names[A_GAVE], &gave) ||
-        read_mask(w, PySequence_Fast_GET_ITEM(received_list, seat), attr_names[A_RECEIVED], &received) ||
+        read_mask(w, PySequence_Fast_GET_ITEM(received_list, seat), attr_names[A_RECEIVED],
+                  &received) ||
         attr_mask(w, state, A_PLAYED, &played) || attr_mask(w, state, A_UNSUITED, &unsuited) ||
         attr_mask(w, state, A_PILE_CARDS, &pile_cards))
         goto done;

@@ -57,9 +57,9 @@ def available() -> bool:
 
 def action_bytes(catalog) -> bytes:
     """Per action id, what the pile's fields read of it, five bytes: its pile shape (the
-    ``pile_shape`` slot; :data:`NOT_A_PILE`, then zeros, for a pass or a give), its size, its lowest rank
-    (a joker below the 3, UECda's, reads as the 3), its highest rank, whether it is unsuited.
-    Made once per catalog, shared by every game of it."""
+    ``pile_shape`` slot; :data:`NOT_A_PILE`, then zeros, for a pass or a give), its size, its
+    lowest rank (a joker below the 3, UECda's, reads as the 3), its highest rank, whether it
+    is unsuited. Made once per catalog, shared by every game of it."""
     from .catalog import RUN, SET, SINGLE
 
     memo = catalog.__dict__.get(_ACTION_BYTES)
