@@ -35,6 +35,11 @@
 #include <structmember.h>
 #define SLOT_OBJECT T_OBJECT_EX
 #endif
+#ifdef Py_RELATIVE_OFFSET
+#define RELATIVE(member) ((member)->flags & Py_RELATIVE_OFFSET)
+#else
+#define RELATIVE(member) 0
+#endif
 
 #define CARDS_PER_DECK 52
 #define NUM_SUITS 4
@@ -216,7 +221,7 @@ static int learn_slots(Writer *w, PyTypeObject *type)
         }
         if (Py_IS_TYPE(found, &PyMemberDescr_Type)) {
             PyMemberDef *member = ((PyMemberDescrObject *)found)->d_member;
-            if (member->type == SLOT_OBJECT && member->offset > 0)
+            if (member->type == SLOT_OBJECT && member->offset > 0 && !RELATIVE(member))
                 w->slot[a] = member->offset;
         }
         Py_DECREF(found);
