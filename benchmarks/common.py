@@ -110,6 +110,17 @@ def machine() -> str:
     return f"{platform.processor() or platform.machine()}, Python {platform.python_version()}"
 
 
+def compiled_core_line(compiled, game) -> str:
+    """Whether ``game``, made now, writes its observations with its engine's compiled core
+    (``compiled``: the engine's ``compiled`` module, e.g. :mod:`climbrl.envs.daifugo.compiled`),
+    as the line the benchmarks print."""
+    if game.compiled:
+        return f"in use ({compiled.__package__}._fast)"
+    if not compiled.available():
+        return "not built (pure Python)"
+    return f"built, not in use: {compiled.PURE_ENV}=1 (pure Python)"
+
+
 ENV_TARGET = 0.35
 """the least share of its engine's random-play steps/s an env should keep (observation and
 mask every step)"""

@@ -4,7 +4,8 @@ env (observation and mask every step), and microseconds per legal-move call.
     python -m climbrl.benchmarks.daifugo [--seconds 1] [--repeats 3] [--seed 0] [--json FILE]
 
 (``climbrl bench`` runs it with :mod:`climbrl.benchmarks.doudizhu`; the output format is
-:func:`climbrl.benchmarks.common.measure`'s.)
+:func:`climbrl.benchmarks.common.measure`'s.) It first says whether the compiled core writes
+the observations (``compiled core: in use``; set ``CLIMBRL_PURE=1`` to measure pure Python).
 
 Targets (this project's 2-core machine): engine >= 60,000 steps/s with legal-move
 generation, wrapped 4-player env >= 15,000 steps/s, and every env at least 0.35 of its
@@ -22,9 +23,18 @@ import time
 import numpy as np
 
 from climbrl.envs import daifugo_v1, president_v1, uecda_v1
-from climbrl.envs.daifugo import DaifugoGame, Rules
+from climbrl.envs.daifugo import DaifugoGame, Rules, compiled
 
-from .common import machine, measure, parser, print_bytes, print_ratios, timed_rate, write_json
+from .common import (
+    compiled_core_line,
+    machine,
+    measure,
+    parser,
+    print_bytes,
+    print_ratios,
+    timed_rate,
+    write_json,
+)
 
 CONFIGS = [("daifugo", 3), ("daifugo", 4), ("president", 6), ("uecda", 5)]
 MODULES = {"daifugo": daifugo_v1, "president": president_v1, "uecda": uecda_v1}
@@ -32,6 +42,12 @@ ROUNDS = {"uecda": 3}
 """rounds of a match where the preset's own is too long for one timed call (a UECda match is a
 class block of 100 rounds); the other presets play their default match"""
 STEPS, US = "steps/s", "us/call"
+
+
+def compiled_core() -> str:
+    """Whether a Daifugo, President or UECda game made now writes its observations with the
+    compiled core (:mod:`climbrl.envs.daifugo.compiled`), as the line the benchmark prints."""
+    return compiled_core_line(compiled, DaifugoGame())
 
 
 def engine_steps(game: DaifugoGame, seed: int):
@@ -118,7 +134,9 @@ def measure_all(seconds: float, repeats: int, seed: int = 0) -> dict[str, dict[s
 def main(argv=None) -> dict:
     args = parser(__doc__.splitlines()[0]).parse_args(argv)
     print(f"machine: {machine()}", flush=True)
-    out = {"machine": machine(), **measure_all(args.seconds, args.repeats, args.seed)}
+    print(f"compiled core: {compiled_core()}", flush=True)
+    out = {"machine": machine(), "compiled_core": compiled_core(),
+           **measure_all(args.seconds, args.repeats, args.seed)}
     write_json(args.json, out)
     return out
 

@@ -134,8 +134,10 @@ class SeatBuffers:
     the same values as :func:`seat_observation`, in new arrays that are the caller's own (a
     copy of the observer's buffer, and a new mask: ``np.zeros`` with the legal ids set, which
     costs less than keeping one mask, zeroing the previous ids and copying it), so an
-    observation kept is never written again. A game whose ``fresh_observation`` attribute is
-    not ``None`` (a compiled core) makes that dict itself, in new arrays, in one call."""
+    observation kept is never written again. A compiled core makes the two arrays itself, the
+    same values in new arrays, in one call: a game whose ``fresh_observation`` attribute is
+    not ``None`` (Dou Dizhu's: the whole dict, legal moves included), or seat observers that
+    offer ``observation_and_mask(state)`` (Daifugo's: the pair)."""
 
     def __init__(self, game: Game):
         self.game = game
@@ -143,10 +145,16 @@ class SeatBuffers:
         self.fresh = getattr(game, "fresh_observation", None)
         make = getattr(game, "seat_observer", None)
         self.observers = [make(seat) for seat in range(game.num_players)] if make else None
+        self.pairs = None
+        if self.observers and all(hasattr(o, "observation_and_mask") for o in self.observers):
+            self.pairs = [o.observation_and_mask for o in self.observers]
 
     def observe(self, state: State, seat: int) -> dict[str, np.ndarray]:
         if self.fresh is not None:
             return self.fresh(state, seat)
+        if self.pairs is not None:
+            observation, mask = self.pairs[seat](state)
+            return {"observation": observation, "action_mask": mask}
         mask = np.zeros(self.num_actions, np.int8)
         if seat == state.current_player and not state.terminal:
             ids = state.legal_actions()

@@ -1,4 +1,6 @@
-"""The Daifugo / President engine: pure Python, cards as bitmasks, moves as catalog ids.
+"""The Daifugo / President engine: pure Python, cards as bitmasks, moves as catalog ids. Where
+the optional compiled core was built, observations are written by it
+(:mod:`climbrl.envs.daifugo.compiled`).
 
 :class:`DaifugoGame` holds the fixed facts of one :class:`~climbrl.envs.daifugo.rules.Rules` (catalog,
 observation layout, deal-code tag) and makes :class:`DaifugoState` objects. A state is one
@@ -26,6 +28,7 @@ import numpy as np
 from ..core import dealcode
 from ..core.bits import iter_bits, lowest_bits
 from ..core.checks import as_action, as_int, as_int_in, as_sequence, reset_options
+from ..core.compiled import CompiledWriter
 from ..core.game import PLACES, GameDefaults, IllegalActionError
 from .cards import (
     CARDS_PER_DECK,
@@ -44,6 +47,7 @@ from .cards import (
     card_index,
     parse_rank_suit,
 )
+from . import compiled
 from .catalog import FEATURE_SCHEMA, GIVE, RUN, SET, SINGLE, Catalog, shared_catalog
 from .rules import REVOLUTION_SIZE, Rules, seat_rows
 
@@ -75,7 +79,10 @@ class DaifugoGame(GameDefaults):
     action_feature_schema = FEATURE_SCHEMA
 
     def __init__(self, rules: Rules | None = None, reward: str = "centered",
-                 catalog: Catalog | None = None):
+                 catalog: Catalog | None = None, pure: bool | None = None):
+        """``pure``: true for the pure-Python observation writer even where the compiled core
+        is built, false or ``None`` for the compiled one where it is (``None``: unless the
+        environment variable ``CLIMBRL_PURE=1``; :mod:`climbrl.envs.daifugo.compiled`)."""
         from .observation import build_layout  # local: observation imports this module
 
         if rules is None:
@@ -116,6 +123,31 @@ class DaifugoGame(GameDefaults):
         if cat.engine_tables is None:
             cat.engine_tables = self._catalog_tables()
         self.stronger, self.give_key, self._transpose, self.real_ranks = cat.engine_tables
+        self._pure = pure
+        self._compiled = compiled.load(pure)
+        self._fast: CompiledWriter | None = None
+        """the C writer, made on first use (:meth:`_fast_writer`)"""
+
+    @property
+    def compiled(self) -> bool:
+        """Whether this game writes observations with the compiled core (``_fast``)."""
+        return self._compiled is not None
+
+    def _fast_writer(self) -> CompiledWriter | None:
+        if self._fast is None and self._compiled is not None:
+            self._fast = compiled.writer(self._compiled, self)
+        return self._fast
+
+    def __getstate__(self) -> dict:
+        # the compiled core is loaded again where the game is loaded (it may not be built
+        # there); the Python writer's tables are made again on first use
+        state = {**self.__dict__, "_compiled": None, "_fast": None}
+        state.pop("_obs_writer", None)
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._compiled = compiled.load(self._pure)
 
     def _catalog_tables(self) -> tuple:
         cat, deck = self.catalog, self.deck
@@ -226,7 +258,7 @@ class DaifugoGame(GameDefaults):
 
     def with_rules(self, rules: Rules, catalog: Catalog | None = None) -> DaifugoGame:
         """The game of another table (``rules``), with this one's reward mode."""
-        return type(self)(rules, self.reward_mode, catalog=catalog)
+        return type(self)(rules, self.reward_mode, catalog=catalog, pure=self._pure)
 
     def config_dict(self) -> dict[str, Any]:
         return {"rules": self.rules.to_dict(), "reward": self.reward_mode}
@@ -422,13 +454,21 @@ class DaifugoGame(GameDefaults):
         return cards
 
     def observe(self, state: DaifugoState, seat: int, out: np.ndarray | None = None) -> np.ndarray:
+        fast = self._fast or self._fast_writer()
+        if fast is not None:
+            return fast.write(state, seat, out)
         from .observation import observe
 
         return observe(self, state, seat, out)
 
     def seat_observer(self, seat: int):
-        """An observer that keeps ``seat``'s observation between calls and rewrites only what
-        changed (:class:`~climbrl.envs.daifugo.observation.SeatObserver`)."""
+        """An observer of ``seat`` whose ``observe(state)`` returns its own buffer: the
+        compiled core's (written from scratch in C) where the game uses it, else one that keeps
+        the observation between calls and rewrites only what changed
+        (:class:`~climbrl.envs.daifugo.observation.SeatObserver`)."""
+        fast = self._fast_writer()
+        if fast is not None:
+            return fast.seat_observer(seat)
         from .observation import SeatObserver
 
         return SeatObserver(self, seat)

@@ -1,0 +1,415 @@
+"""The compiled core of Daifugo, President and UECda (``climbrl.envs.daifugo._fast``,
+envs/daifugo/_fast.c) against the pure-Python reference: random playouts of every preset, 3 to
+8 players and a spread of house rules through the env, with and without it, equal move for
+move, state for state, observation and mask for observation and mask, reward for reward,
+every seat's observation against the Python writer from scratch at every step; the rule
+cases' set-up positions (joker runs, a joker below the 3, revolutions, eight cuts, locks, the
+exchange) the same; bad input refused with an error; the build here produced it; and
+``CLIMBRL_PURE=1`` runs pure Python."""
+
+from __future__ import annotations
+
+import pickle
+import random
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+from daifugo_cases import CASES as DAIFUGO_CASES
+from test_compiled_core import _can_compile
+from uecda_cases import UECDA_CASES
+
+from climbrl.benchmarks import daifugo as daifugo_bench
+from climbrl.envs import daifugo, daifugo_v1, president_v1, uecda_v1
+from climbrl.envs.daifugo import PHASE_EXCHANGE, Catalog, DaifugoGame, Rules, compiled
+from climbrl.envs.daifugo.catalog import BELOW_3, PASS, RUN
+from climbrl.envs.core.game import SeatBuffers
+from climbrl.envs.daifugo.observation import SeatObserver, observe
+
+ROOT = Path(__file__).resolve().parent.parent
+BUILT = compiled.available()
+needs_build = pytest.mark.skipif(not BUILT, reason="the compiled core (_fast) is not built here: "
+                                 "no C compiler or Python headers at install time")
+MODULES = {"daifugo": daifugo_v1, "president": president_v1, "uecda": uecda_v1}
+TABLES = [
+    ("daifugo", 3, {}), ("daifugo", 4, {}),
+    *[("daifugo", 4, {rule: False}) for rule in Rules.HOUSE_RULES if rule != "illegal_finish"],
+    ("daifugo", 4, {"illegal_finish": True, "rounds": 2}),
+    ("daifugo", 3, {"jokers": 1, "lock": False, "run_suits": "any"}),
+    ("daifugo", 4, {"strict_pass": False, "skip_on_equal": True, "bombs": True, "jokers": 0,
+                    "spade_three_return": False}),
+    ("daifugo", 4, {"decks": 2, "lock": False, "first_leader": "first_dealt",
+                    "later_leader": "top_place", "later_dealing": "after_last_place"}),
+    ("daifugo", 4, {"runs": False, "jokers_wild": False, "exchange": (1,)}),
+    *[("president", n, {}) for n in range(3, 9)],
+    *[("president", n, {"runs": True}) for n in range(3, 9)],
+    ("president", 5, {"jokers": 2, "runs": True, "run_suits": "same"}),
+    ("president", 7, {"jokers": 1, "strict_pass": True, "bombs": True, "rounds": 2}),
+    ("uecda", 5, {"rounds": 4}),
+]
+"""(preset, players, rules): every preset at every size, each house rule off, both run kinds,
+one and two decks, 0 to 2 jokers, every leader and dealing choice (UECda: 4 rounds, an
+exchange and a reseating)"""
+GAMES = {3: 3, 4: 2, 5: 2}
+"""random games per table by its players (1 from 6 up: a step checks every seat)"""
+STATE_FIELDS = tuple(s for s in DaifugoGame().new_state(np.random.default_rng(0)).__slots__
+                     if s not in ("game", "_legal"))
+"""every attribute of a state but its game and its cache"""
+
+
+def _table_id(table) -> str:
+    preset, players, rules = table
+    return f"{preset}-{players}p-" + "-".join(f"{k}={v}" for k, v in rules.items())
+
+
+def test_every_table_is_one_the_rules_allow():
+    # a table the rules refused would be dropped unnoticed by a skip: it fails here instead
+    for preset, players, rules in TABLES:
+        Rules.preset(preset, players, **rules)
+
+
+def _env(monkeypatch, pure: bool, preset: str, players: int, rules: dict):
+    """The env of a table made with ``CLIMBRL_PURE`` set as ``pure`` says."""
+    monkeypatch.setenv(compiled.PURE_ENV, "1" if pure else "0")
+    env = MODULES[preset].env(players=players, **rules)
+    assert env.unwrapped.game.compiled is (not pure and BUILT)
+    return env
+
+
+def _state_facts(state) -> dict:
+    return {name: getattr(state, name) for name in STATE_FIELDS}
+
+
+def _assert_seats_equal(game, state, where: str) -> None:
+    """Every seat's observation from the game's writer (the C one where it is used) equals
+    the pure-Python writer's from scratch."""
+    for seat in range(game.num_players):
+        got, want = game.observe(state, seat), observe(game, state, seat)
+        if not np.array_equal(got, want):
+            bad = np.flatnonzero(got != want)
+            fields = [n for n, s in game.layout.slices.items() if s.start <= bad[0] < s.stop]
+            pytest.fail(f"{where} seat {seat}: {fields} at {bad.tolist()}: "
+                        f"{got[bad].tolist()} != {want[bad].tolist()}")
+
+
+@needs_build
+@pytest.mark.parametrize("table", TABLES, ids=_table_id)
+def test_random_playouts_equal_with_and_without_the_compiled_core(table, monkeypatch):
+    """Both envs step alike; every observation the env hands out (the compiled observer's,
+    the Python incremental observer's), its mask, reward and info are equal at every step, and
+    so are every seat's from scratch."""
+    preset, players, rules = table
+    fast, pure = (_env(monkeypatch, flag, *table) for flag in (False, True))
+    pick = random.Random(players)
+    steps = 0
+    for game in range(GAMES.get(players, 1)):
+        for env in (fast, pure):
+            env.reset(seed=100 * players + game)
+        for agent in pure.agent_iter():
+            assert fast.agent_selection == agent
+            (obs_f, *rest_f), (obs_p, *rest_p) = fast.last(), pure.last()
+            where = f"{_table_id(table)} game {game} step {steps}"
+            assert obs_f["observation"].dtype == np.float32
+            assert np.array_equal(obs_f["observation"], obs_p["observation"]), where
+            assert np.array_equal(obs_f["action_mask"], obs_p["action_mask"]), where
+            assert rest_f == rest_p, where
+            other = pick.choice(pure.possible_agents)  # a seat that may not be to move
+            got, want = fast.observe(other), pure.observe(other)
+            assert np.array_equal(got["observation"], want["observation"]), where
+            assert np.array_equal(got["action_mask"], want["action_mask"]), where
+            state = fast.unwrapped.game_state
+            assert _state_facts(state) == _state_facts(pure.unwrapped.game_state), where
+            _assert_seats_equal(fast.unwrapped.game, state, where)
+            if rest_p[1] or rest_p[2]:
+                action = None
+            else:
+                legal = pure.legal_actions()
+                assert fast.legal_actions() == legal, where
+                action = legal[pick.randrange(len(legal))]
+            fast.step(action)
+            pure.step(action)
+            steps += 1
+        assert fast.rewards == pure.rewards
+        assert fast.unwrapped._cumulative_rewards == pure.unwrapped._cumulative_rewards
+    assert steps > 30 * GAMES.get(players, 1)
+
+
+def _case_games(case: dict) -> DaifugoGame:
+    rules = Rules.preset(case.get("preset", "daifugo"), len(case["hands"]),
+                         **case.get("rules", {}))
+    return DaifugoGame(rules, pure=False)
+
+
+@needs_build
+def test_rule_case_positions_equal_with_and_without_the_compiled_core():
+    """The rule cases' set-up positions, after each of their moves and then in random play to
+    the end of the round: every seat's observation equal to the Python writer's. The cases
+    reach the rare branches, counted here so that a change of the cases cannot drop them."""
+    cases = [*DAIFUGO_CASES, *({**c, "preset": "uecda"} for c in UECDA_CASES)]
+    seen = dict.fromkeys(("joker below the 3", "joker in a run", "revolution", "jack back",
+                          "eight cut", "lock", "exchange", "titles", "unsuited pile"), 0)
+    pick = random.Random(0)
+    for case in cases:
+        game = _case_games(case)
+        assert game.compiled
+        cat = game.catalog
+        options = {"hands": case["hands"],
+                   "leader": case.get("leader", 0 if "titles" not in case else None)}
+        if "titles" in case:
+            options["titles"] = case["titles"]
+        state = game.new_state(np.random.default_rng(0), options)
+        moves = list(case.get("moves", ()))
+        steps = 0
+        while not state.terminal and steps < 200:
+            _assert_seats_equal(game, state, f"{case['name']} step {steps}")
+            a = state.pile
+            seen["joker below the 3"] += a >= 0 and cat.kind[a] == RUN and cat.low[a] == BELOW_3
+            seen["joker in a run"] += (a >= 0 and cat.kind[a] == RUN
+                                       and bool(state.pile_cards & game.deck.joker_mask))
+            seen["revolution"] += state.revolution
+            seen["jack back"] += state.jack_back
+            seen["lock"] += state.lock != 0
+            seen["exchange"] += state.phase == PHASE_EXCHANGE
+            seen["titles"] += max(state.titles) >= 0
+            seen["unsuited pile"] += a >= 0 and cat.unsuited[a]
+            seen["eight cut"] += "eight_cut" in case["name"]
+            if moves:
+                action = game.action_from_str(moves.pop(0), state)
+            else:
+                legal = state.legal_actions()
+                action = legal[pick.randrange(len(legal))]
+            state.apply(action)
+            steps += 1
+    assert all(seen.values()), seen
+
+
+@needs_build
+def test_a_state_of_another_class_is_read_through_its_attributes():
+    # the C writer reads a DaifugoState's slots at their offsets; any other object (here its
+    # attributes copied into a namespace) goes through getattr, with the same result
+    game = DaifugoGame(Rules.preset("president", 6, runs=True), pure=False)
+    rng, pick = np.random.default_rng(3), random.Random(3)
+    state = game.new_state(rng)
+    for step in range(60):
+        copy = SimpleNamespace(**_state_facts(state))
+        for seat in range(game.num_players):
+            want = observe(game, state, seat)
+            assert np.array_equal(game.observe(copy, seat), want), step
+            assert np.array_equal(game.observe(state, seat), want), step
+        legal = state.legal_actions()
+        state.apply(legal[pick.randrange(len(legal))])
+
+
+@needs_build
+def test_seat_observers_of_the_compiled_core_write_their_own_buffers():
+    game = DaifugoGame(Rules.preset("daifugo", 4), pure=False)
+    state = game.new_state(np.random.default_rng(0))
+    observers = [game.seat_observer(seat) for seat in range(game.num_players)]
+    buffers = [observer.observe(state) for observer in observers]
+    assert buffers[0] is observers[0].observe(state) and buffers[0] is not buffers[1]
+    for seat, buf in enumerate(buffers):
+        assert np.array_equal(buf, observe(game, state, seat))
+    out = np.full(game.layout.size, 7, np.float32)  # every entry written, whatever out held
+    assert game.observe(state, 2, out) is out and np.array_equal(out, buffers[2])
+
+
+@needs_build
+def test_the_env_gets_new_arrays_of_its_own_from_the_compiled_observer():
+    game = DaifugoGame(Rules.preset("president", 4), pure=False)
+    buffers = SeatBuffers(game)
+    assert buffers.pairs is not None  # the one-call path of the compiled observers
+    state = game.new_state(np.random.default_rng(5))
+    mover = state.current_player
+    first = buffers.observe(state, mover)
+    legal = np.flatnonzero(first["action_mask"]).tolist()
+    assert legal == sorted(state.legal_actions()) and first["action_mask"].dtype == np.int8
+    first["observation"][:] = -1
+    first["action_mask"][:] = 1
+    again = buffers.observe(state, mover)
+    assert np.array_equal(again["observation"], observe(game, state, mover))
+    assert np.flatnonzero(again["action_mask"]).tolist() == legal
+    other = buffers.observe(state, (mover + 1) % game.num_players)
+    assert not other["action_mask"].any() and other["action_mask"].shape == (game.num_actions,)
+    state.terminal = True  # a finished game: nobody has a move
+    assert not buffers.observe(state, mover)["action_mask"].any()
+
+
+@needs_build
+def test_the_compiled_mask_refuses_bad_input_with_an_error():
+    game = DaifugoGame(Rules.preset("daifugo", 3), pure=False)
+    state = game.new_state(np.random.default_rng(0))
+    liar = SimpleNamespace(**_state_facts(state), legal_actions=lambda: [game.num_actions])
+    observer = game.seat_observer(state.current_player)
+    with pytest.raises(ValueError, match=f"legal action id {game.num_actions} is outside"):
+        observer.observation_and_mask(liar)
+    liar.legal_actions = lambda: (0,)
+    with pytest.raises(TypeError, match=r"state.legal_actions\(\) must return a list"):
+        observer.observation_and_mask(liar)
+    c_writer = game._fast_writer()._c
+    buf = np.zeros(game.layout.size, np.float32)
+    with pytest.raises(TypeError, match="made without no_moves"):
+        c_writer.observer(0, buf).observation_and_mask(state)
+    with pytest.raises(ValueError, match=f"int8 buffer of {game.num_actions} entries"):
+        c_writer.observer(0, buf, np.zeros(game.num_actions, np.float32))
+
+
+def _bad_state(game, **changes):
+    state = game.new_state(np.random.default_rng(0))
+    for name, value in changes.items():
+        setattr(state, name, value)
+    return state
+
+
+@needs_build
+def test_the_compiled_writer_refuses_bad_input_with_an_error():
+    game = DaifugoGame(Rules.preset("daifugo", 4), pure=False)
+    state = game.new_state(np.random.default_rng(0))
+    size = game.layout.size
+    with pytest.raises(ValueError, match=r"^seat 4 is outside 0..3$"):
+        game.observe(state, 4)
+    with pytest.raises(ValueError, match=f"float32 buffer of {size} entries"):
+        game.observe(state, 0, np.zeros(size, np.float64))
+    with pytest.raises(ValueError, match=f"float32 buffer of {size} entries"):
+        game.observe(state, 0, np.zeros(size - 1, np.float32))
+    bad = {
+        "pile": (game.num_actions, rf"state.pile is {game.num_actions}, outside -1..",),
+        "hands": ([1 << 54, 0, 0, 0], r"state.hands holds a card mask outside the deck"),
+        "played": (-1, r"state.played holds a card mask outside the deck: -1"),
+        "order": ((0, 1, 1, 3), r"state.order names seat 1 twice"),
+        "places": ([0, 4, -1, -1], r"state.places\[1\] is 4, outside -1..3"),
+        "titles": ([0, 1], r"state.titles must be a list of 4 entries"),
+        "current_player": (4, r"state.current_player is 4, outside -1..3"),
+        "lock": (16, r"state.lock is 16, outside 0..15"),
+        "pending": ([[1, 0, 1], [5, 0, 1]], r"state.pending\[1\] names seat 5, outside 0..3"),
+    }
+    for name, (value, message) in bad.items():
+        with pytest.raises(ValueError, match=message):
+            game.observe(_bad_state(game, **{name: value}), 0)
+    pass_id = game.catalog.kind.index(PASS)
+    with pytest.raises(ValueError, match=f"state.pile is {pass_id}, an action that is not a "):
+        game.observe(_bad_state(game, pile=pass_id, last_player=0), 0)
+    with pytest.raises(TypeError, match="state.hands must hold int card masks, got str"):
+        game.observe(_bad_state(game, hands=["3s", 0, 0, 0]), 0)
+    with pytest.raises(AttributeError, match="object has no attribute 'pile'"):
+        game.observe(SimpleNamespace(), 0)
+    with pytest.raises(AttributeError, match="state.pile is not set"):
+        game.observe(type(state)(game), 0)  # a state made but never dealt
+
+
+def test_a_pickled_game_loads_the_compiled_core_again():
+    rules = Rules.preset("uecda", 5)
+    for pure in (False, True):
+        # a catalog of its own: the Python incremental observer leaves unpicklable rows in the
+        # shared one (the compiled core does not)
+        game = DaifugoGame(rules, pure=pure, catalog=Catalog(rules))
+        state = game.new_state(np.random.default_rng(1))
+        game.observe(state, 1)  # the C writer made before pickling is not pickled
+        loaded = pickle.loads(pickle.dumps(game))
+        assert loaded.compiled is (BUILT and not pure)
+        state = loaded.new_state(np.random.default_rng(1))
+        assert np.array_equal(loaded.observe(state, 1), observe(loaded, state, 1))
+        assert loaded.with_rules(Rules.preset("uecda", 5, rounds=2)).compiled is loaded.compiled
+
+
+def test_climbrl_pure_runs_pure_python(monkeypatch):
+    monkeypatch.setenv(compiled.PURE_ENV, "1")
+    game = DaifugoGame()
+    assert not game.compiled and compiled.load() is None
+    assert isinstance(game.seat_observer(0), SeatObserver)
+    env = president_v1.env(players=6)
+    assert not env.unwrapped.game.compiled
+    env.reset(seed=0)
+    assert env.last()[0]["observation"].shape == (env.unwrapped.game.layout.size,)
+    monkeypatch.setenv(compiled.PURE_ENV, "0")
+    assert DaifugoGame().compiled is BUILT
+    assert DaifugoGame(pure=True).compiled is False
+
+
+def test_climbrl_pure_in_a_fresh_process_never_imports_the_extension():
+    code = textwrap.dedent("""
+        import sys
+        from climbrl.envs import uecda_v1
+        env = uecda_v1.env(rounds=1)
+        env.reset(seed=0)
+        env.last()
+        print(env.unwrapped.game.compiled, 'climbrl.envs.daifugo._fast' in sys.modules)
+    """)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=ROOT, env={"CLIMBRL_PURE": "1", "PATH": "/usr/bin:/bin"})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["False", "False"]
+
+
+@pytest.mark.parametrize("value", ["yes", "2", "true"])
+def test_a_bad_climbrl_pure_value_is_named(value, monkeypatch):
+    monkeypatch.setenv(compiled.PURE_ENV, value)
+    with pytest.raises(ValueError, match=f"^CLIMBRL_PURE must be 1 .* got '{value}'$"):
+        DaifugoGame()
+
+
+def test_a_bad_pure_argument_is_named():
+    with pytest.raises(TypeError, match="^pure must be True, False or None, got 'yes'$"):
+        DaifugoGame(pure="yes")
+
+
+def test_a_missing_extension_falls_back_to_pure_python(monkeypatch):
+    # where the optional extension was not built, the import fails: the game runs Python
+    monkeypatch.delenv(compiled.PURE_ENV, raising=False)
+    monkeypatch.setitem(sys.modules, "climbrl.envs.daifugo._fast", None)
+    monkeypatch.delattr(daifugo, "_fast", raising=False)
+    assert not compiled.available()
+    game = DaifugoGame()
+    assert not game.compiled and isinstance(game.seat_observer(0), SeatObserver)
+    env = daifugo_v1.env(players=3, rounds=1)
+    env.reset(seed=2)
+    for agent in env.agent_iter():
+        _obs, _, term, trunc, _ = env.last()
+        env.step(None if term or trunc else env.legal_actions()[0])
+    assert sum(env.unwrapped._cumulative_rewards.values()) == 0
+
+
+@pytest.mark.skipif(not _can_compile(), reason="no C compiler or Python headers: the optional "
+                    "extension cannot have been built")
+def test_the_install_built_the_compiled_core():
+    # CI installs with pip install -e '.[test]' where a compiler exists: the equality tests
+    # above must not skip there (a broken build would otherwise run pure Python unnoticed)
+    assert BUILT, ("climbrl.envs.daifugo._fast did not import: the optional extension was "
+                   "not built by the install (rerun pip install -e . and read its output)")
+    assert DaifugoGame(pure=False).compiled
+    assert daifugo_v1.env().unwrapped.game.compiled or compiled.pure_requested()
+
+
+def test_a_build_without_a_compiler_goes_on_without_the_extension(tmp_path):
+    # optional=True: a compiler that fails leaves the extension out, the build succeeds
+    done = subprocess.run(
+        [sys.executable, "setup.py", "-q", "build_ext", "--build-lib", str(tmp_path / "lib"),
+         "--build-temp", str(tmp_path / "temp")],
+        capture_output=True, text=True, cwd=ROOT,
+        env={"CC": "/bin/false", "LDSHARED": "/bin/false", "PATH": "/usr/bin:/bin"})
+    assert done.returncode == 0, done.stderr
+    assert not list(tmp_path.rglob("_fast*")), "an extension was built with no compiler"
+    assert "climbrl.envs.daifugo._fast" in done.stderr + done.stdout
+
+
+def test_the_sdist_and_the_build_name_the_c_source():
+    source = "envs/daifugo/_fast.c"
+    assert (ROOT / source).is_file()
+    assert source in (ROOT / "MANIFEST.in").read_text().split()
+    setup = (ROOT / "setup.py").read_text()
+    assert f'"{source}"' in setup and '"climbrl.envs.daifugo._fast"' in setup
+
+
+def test_the_benchmark_says_whether_the_compiled_core_is_in_use(monkeypatch):
+    monkeypatch.setenv(compiled.PURE_ENV, "1")
+    pure = daifugo_bench.compiled_core()
+    monkeypatch.setenv(compiled.PURE_ENV, "0")
+    default = daifugo_bench.compiled_core()
+    if BUILT:
+        assert (pure, default) == ("built, not in use: CLIMBRL_PURE=1 (pure Python)",
+                                   "in use (climbrl.envs.daifugo._fast)")
+    else:
+        assert pure == default == "not built (pure Python)"
