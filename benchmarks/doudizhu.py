@@ -33,7 +33,15 @@ import time
 
 import numpy as np
 
-from .common import machine, measure, parser, print_bytes, print_ratios, write_json
+from .common import (
+    compiled_core_line,
+    machine,
+    measure,
+    parser,
+    print_bytes,
+    print_ratios,
+    write_json,
+)
 
 STEPS, GAMES, US = "steps/s", "games/s", "us/call"
 VARIANTS = {"rob": {"bidding": "rob"}, "open hand": {"open_hand": True},
@@ -43,16 +51,12 @@ arguments (each a :class:`~climbrl.envs.doudizhu.config.DoudizhuConfig` field)""
 
 
 def compiled_core() -> str:
-    """Whether a Dou Dizhu game made now writes its observations with the compiled core
+    """Whether a Dou Dizhu game made now uses the compiled core
     (:mod:`climbrl.envs.doudizhu.compiled`), as the line the benchmarks print."""
     from climbrl.envs.doudizhu import compiled
     from climbrl.envs.doudizhu.engine import DoudizhuGame
 
-    if DoudizhuGame().compiled:
-        return "in use (climbrl.envs.doudizhu._fast)"
-    if not compiled.available():
-        return "not built (pure Python)"
-    return f"built, not in use: {compiled.PURE_ENV}=1 (pure Python)"
+    return compiled_core_line(compiled, DoudizhuGame())
 
 
 def landlord_hands(count: int, seed: int) -> list[int]:

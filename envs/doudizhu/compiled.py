@@ -21,7 +21,6 @@ open-hand choice and the end of a game are Python either way.
 
 from __future__ import annotations
 
-import os
 from array import array
 from functools import lru_cache, partial
 from types import ModuleType
@@ -29,6 +28,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..core.compiled import PURE_ENV, CompiledWriter, load_extension, pure_requested
 from .bidding import NOT_YET, PASS_CODE
 from .cards import SUITS
 from .catalog import SPECS, Catalog, Kind
@@ -38,9 +38,9 @@ from .observation import ROB_CALLED, ROB_PASSED, ROB_ROBBED, _card_bytes
 if TYPE_CHECKING:
     from .observation import ObservationWriter
 
-PURE_ENV = "CLIMBRL_PURE"
-"""The environment variable that, set to ``1``, makes new games use pure Python."""
-_PURE_VALUES = ("", "0", "1")
+__all__ = ["PURE_ENV", "FastWriter", "available", "engine_spec", "load", "pure_requested",
+           "writer_spec"]
+
 _ABSENT = -1
 """A field start of a field the layout does not have."""
 FIELDS = ("hand", "kitty", "unseen", "shown_hand", "played", "pile", "trick", "history",
@@ -50,29 +50,10 @@ FIELDS = ("hand", "kitty", "unseen", "shown_hand", "played", "pile", "trick", "h
 """The fields whose starts the C writer takes (``-1`` where a layout lacks one)."""
 
 
-def pure_requested() -> bool:
-    """Whether ``CLIMBRL_PURE`` asks for pure Python (``1``; unset, empty or ``0``: no); any
-    other value is a ``ValueError`` naming it."""
-    value = os.environ.get(PURE_ENV, "").strip()
-    if value not in _PURE_VALUES:
-        raise ValueError(f"{PURE_ENV} must be 1 (pure Python) or 0, got {value!r}")
-    return value == "1"
-
-
 def load(pure: bool | None = None) -> ModuleType | None:
     """The compiled module, or ``None`` for pure Python: when ``pure`` is true, when it is
     ``None`` and ``CLIMBRL_PURE=1``, or when the extension was not built."""
-    if pure is None:
-        pure = pure_requested()
-    elif not isinstance(pure, bool):
-        raise TypeError(f"pure must be True, False or None, got {pure!r}")
-    if pure:
-        return None
-    try:
-        from . import _fast
-    except ImportError:
-        return None
-    return _fast
+    return load_extension(f"{__package__}._fast", pure)
 
 
 def available() -> bool:
@@ -169,25 +150,16 @@ def _engine(module: ModuleType, catalog: Catalog):
     return module.Engine(engine_spec(catalog))
 
 
-class FastWriter:
-    """The C writer of one game, with the Python writer's ``write`` signature."""
+class FastWriter(CompiledWriter):
+    """The C writer of one game (:class:`~climbrl.envs.core.compiled.CompiledWriter`: the
+    Python writer's ``write`` signature, seat observers writing from scratch in C), with the
+    C engine core of its catalog."""
 
     def __init__(self, module: ModuleType, writer: ObservationWriter):
-        self.size = writer.layout.size
-        self._c = module.Writer(writer_spec(writer))
+        super().__init__(module, writer_spec(writer), writer.layout.size)
         self.engine = _engine(module, writer.catalog)
         """the C engine core of the game's catalog: ``legal(state)``, ``play(state, action)``,
         ``apply(state, action)`` (``_engine.c``)"""
         self.observation = partial(self.engine.observation, self._c)
         """``observation(state, seat)``: the env's dict, observation and action mask, in new
         arrays"""
-
-    def write(self, state, seat: int, out: np.ndarray | None = None) -> np.ndarray:
-        if out is None:
-            out = np.empty(self.size, np.float32)
-        return self._c.write(state, seat, out)
-
-    def seat_observer(self, seat: int):
-        """A seat's observer (``observe(state)`` returns its buffer, written from scratch in
-        C: cheaper than the Python observer's incremental rewrite)."""
-        return self._c.observer(seat, np.zeros(self.size, np.float32))
