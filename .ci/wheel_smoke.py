@@ -58,6 +58,19 @@ def installed_layout() -> None:
           "../cpus/daifugo from the shipped cpus.yaml is the shipped CPU")
 
 
+def compiled_cores() -> None:
+    """The wheel was built here, where a C compiler exists: it carries both compiled cores,
+    from the installation, and new games use them (the C sources stay out of the wheel)."""
+    from climbrl.envs.daifugo import DaifugoGame, Rules
+    from climbrl.envs.doudizhu.engine import DoudizhuGame
+
+    site = Path(sysconfig.get_paths()["purelib"]).resolve()
+    for name, game in (("daifugo", DaifugoGame(Rules())), ("doudizhu", DoudizhuGame())):
+        check(game.compiled, f"climbrl.envs.{name}._fast is in the wheel and in use")
+    sources = [r for r in _record(site) if r.endswith((".c", ".h"))]
+    check(not sources, f"no C sources in the wheel: {sources}")
+
+
 def _record(site: Path) -> list[str]:
     """The paths of the installed wheel's RECORD (every file it put in place)."""
     (info,) = site.glob("climbrl-*.dist-info")
@@ -184,6 +197,7 @@ def main() -> None:
     work = Path(sys.argv[1]).resolve()
     os.chdir(work)
     installed_layout()
+    compiled_cores()
     own_packages_beside(work)
     every_level()
     shipped_cpus()
