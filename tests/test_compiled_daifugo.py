@@ -25,7 +25,7 @@ from uecda_cases import UECDA_CASES
 
 from climbrl.benchmarks import daifugo as daifugo_bench
 from climbrl.envs import daifugo, daifugo_v1, president_v1, uecda_v1
-from climbrl.envs.daifugo import PHASE_EXCHANGE, Catalog, DaifugoGame, Rules, compiled
+from climbrl.envs.daifugo import PHASE_EXCHANGE, DaifugoGame, Rules, compiled
 from climbrl.envs.daifugo.catalog import BELOW_3, PASS, RUN
 from climbrl.envs.core.game import SeatBuffers
 from climbrl.envs.daifugo.observation import SeatObserver, observe
@@ -303,9 +303,7 @@ def test_the_compiled_writer_refuses_bad_input_with_an_error():
 def test_a_pickled_game_loads_the_compiled_core_again():
     rules = Rules.preset("uecda", 5)
     for pure in (False, True):
-        # a catalog of its own: the Python incremental observer leaves unpicklable rows in the
-        # shared one (the compiled core does not)
-        game = DaifugoGame(rules, pure=pure, catalog=Catalog(rules))
+        game = DaifugoGame(rules, pure=pure)
         state = game.new_state(np.random.default_rng(1))
         game.observe(state, 1)  # the C writer made before pickling is not pickled
         loaded = pickle.loads(pickle.dumps(game))

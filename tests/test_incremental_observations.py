@@ -8,6 +8,8 @@ and the Daifugo action catalog is shared by the envs of the same rules."""
 
 from __future__ import annotations
 
+import copy
+import pickle
 import random
 
 import numpy as np
@@ -16,6 +18,7 @@ from doudizhu_variants import VARIANTS
 from test_observation_oracle import DAIFUGO_TABLES
 
 from climbrl.envs import daifugo_v1, doudizhu_v1, president_v1, uecda_v1
+from climbrl.envs.daifugo import compiled
 from climbrl.envs.daifugo.rules import PRESET_PLAYERS
 
 GAMES = 2
@@ -24,6 +27,10 @@ SHORT_HISTORIES = (1, 2, 4)
 UECDA_ROUNDS = 7
 """UECda matches long enough for an exchange and a reseating (every 3 rounds)"""
 """Dou Dizhu histories shorter than the plays between two looks of a seat (written whole)"""
+PILES_BEFORE_COPY = 3
+"""steps ending on a pile, every seat observed, before a game is pickled and copied"""
+STEPS_AFTER_COPY = 40
+"""steps the original and its copies then play side by side"""
 MODULES = {"daifugo": daifugo_v1, "president": president_v1}
 
 
@@ -157,3 +164,52 @@ def test_incremental_pile_of_a_run_with_a_joker_below_the_3():
             legal = state.legal_actions()
             ends = [a for a in legal if a in below]
             state.apply(ends[0] if ends else legal[pick.randrange(len(legal))])
+
+
+@pytest.mark.parametrize("pure", [True, False], ids=["pure", "compiled"])
+@pytest.mark.parametrize("module, options", [(daifugo_v1, {"players": 4}),
+                                             (president_v1, {"players": 6}),
+                                             (uecda_v1, {"rounds": 2})],
+                         ids=["daifugo", "president", "uecda"])
+def test_regression_pile_rows_left_the_game_unpicklable(monkeypatch, pure, module, options):
+    """Once the pure-Python seat observer had written a pile, the catalog kept its rows as
+    memoryviews: the game, its states and its catalog could no longer be pickled nor copied.
+    Pickled and copied after a few piles, each copy's observers go on equal to the env's."""
+    monkeypatch.setenv(compiled.PURE_ENV, "1" if pure else "0")
+    env = module.env(**options)
+    raw = env.unwrapped
+    assert raw.game.compiled is (compiled.available() and not pure)
+    env.reset(seed=3)
+    pick = random.Random(3)
+    piles = 0
+    while piles < PILES_BEFORE_COPY:
+        for agent in env.agents:
+            env.observe(agent)
+        legal = env.legal_actions()
+        env.step(legal[pick.randrange(len(legal))])
+        piles += raw.game_state.pile >= 0
+    # the env pickles as its options (gymnasium's EzPickle): a new env of the same table
+    assert pickle.loads(pickle.dumps(env)).unwrapped.rules == raw.rules
+    assert copy.deepcopy(env).unwrapped.rules == raw.rules
+    assert pickle.loads(pickle.dumps(raw.game.catalog)).size == raw.game.catalog.size
+    pair = (raw.game, raw.game_state)
+    copies = [pickle.loads(pickle.dumps(pair)), copy.deepcopy(pair)]
+    observers = [[game.seat_observer(seat) for seat in range(game.num_players)]
+                 for game, _state in copies]
+    for _step in range(STEPS_AFTER_COPY):
+        if raw.game_state.terminal:
+            break
+        for agent in env.agents:
+            seat = raw.possible_agents.index(agent)
+            expected = env.observe(agent)["observation"]
+            for (_game, state), seats in zip(copies, observers):
+                np.testing.assert_array_equal(seats[seat].observe(state), expected)
+        legal = env.legal_actions()
+        action = legal[pick.randrange(len(legal))]
+        env.step(action)
+        for _game, state in copies:
+            state.apply(action)
+    # and again, the copies' own rows written
+    for game, state in copies:
+        loaded, _state = pickle.loads(pickle.dumps((game, state)))
+        assert loaded.compiled is game.compiled

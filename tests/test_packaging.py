@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+import tarfile
 import textwrap
 import zipfile
 from pathlib import Path
@@ -219,3 +220,30 @@ def test_a_project_with_its_own_envs_and_training_packages_imports_both(tmp_path
     """, tmp_path)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["both"], done.stdout + done.stderr
+
+
+def test_the_daifugo_compiled_core_is_in_the_wheel_and_its_source_in_the_sdist(tmp_path):
+    # the sdist carries envs/daifugo/_fast.c (and no build of it); a wheel built from that
+    # sdist carries the module compiled (where this Python can compile), not its source
+    from climbrl.envs.daifugo import compiled as daifugo_core
+
+    source = "envs/daifugo/_fast.c"
+    done = subprocess.run([sys.executable, "setup.py", "-q", "egg_info", "--egg-base",
+                           str(tmp_path), "sdist", "--dist-dir", str(tmp_path)],
+                          capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    (sdist,) = tmp_path.glob("climbrl-*.tar.gz")
+    with tarfile.open(sdist) as archive:
+        in_sdist = [name.partition("/")[2] for name in archive.getnames()]
+    assert source in in_sdist
+    assert not [n for n in in_sdist if n.startswith("envs/daifugo/_fast.") and n != source]
+    done = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w",
+                           str(tmp_path), str(sdist)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    (wheel,) = tmp_path.glob("climbrl-*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        in_wheel = archive.namelist()
+    built = [n for n in in_wheel if n.startswith("climbrl/envs/daifugo/_fast")]
+    if daifugo_core.available():
+        assert built and all(n.endswith((".so", ".pyd")) for n in built), built
+    assert f"climbrl/{source}" not in in_wheel and not [n for n in in_wheel if n.endswith(".c")]

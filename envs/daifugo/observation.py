@@ -64,6 +64,7 @@ without unsuited plays (one deck, same-suit runs: every Daifugo preset) both fie
 from __future__ import annotations
 
 import dataclasses
+from array import array
 from functools import lru_cache
 from math import ceil
 
@@ -90,6 +91,8 @@ FLAGS = ("revolution", "jack_back", "reversed", "locked")
 PHASES = ("exchange", "play", "over")
 CARD_FIELDS = ("hand", "played", "pile_cards", "gave", "received")
 WORD = 64
+#: the ``array`` type code of the observation's float32 entries
+FLOAT32 = "f"
 #: the on/off rules the observation carries, in the rules config's field order: those of
 #: the daifugo and president presets (the switches added for the uecda preset are fixed by
 #: it, so they are left out and every existing network keeps its observation)
@@ -225,8 +228,9 @@ class _Writer:
         self.catalog = game.catalog
         #: the fields ``pile_shape`` to ``pile_high``, back to back: a row per pile
         self.pile_block = layout.slices["pile_high"].stop - self.pile_shape_at
-        #: the rows made so far, shared by every game of this catalog
-        self.pile_rows: dict[int, memoryview] = game.catalog.__dict__.setdefault(
+        #: the rows made so far, shared by every game of this catalog (float32 arrays, which
+        #: a memoryview slice takes as they are and which pickle with the catalog)
+        self.pile_rows: dict[int, array] = game.catalog.__dict__.setdefault(
             "_observed_pile_rows", {})
         if list(layout.slices).index("pile_high") - list(layout.slices).index("pile_shape") != (
                 len(PILE_BLOCK) - 1):
@@ -234,9 +238,11 @@ class _Writer:
         self.suit_rows, self.rank_start, self.below = _card_tables()
 
 
-    def pile_row(self, a: int) -> memoryview:
+    def pile_row(self, a: int) -> array:
         """The fields ``pile_shape`` to ``pile_high`` of pile ``a`` (-1: none), made on first
-        use: a row per pile met, of the catalog's ids."""
+        use: a row per pile met, of the catalog's ids. The catalog keeps them, so they are
+        plain ``array('f')`` (a memoryview could not be pickled: neither could the catalog,
+        nor a game or a state of it)."""
         row = self.pile_rows.get(a)
         if row is None:
             values = np.zeros(self.pile_block, np.float32)
@@ -249,7 +255,7 @@ class _Writer:
                 # a joker below the 3 (UECda) reads as the 3: nothing is lower
                 values[self.pile_low_at - o + max(cat.low[a], 0)] = 1
                 values[self.pile_high_at - o + cat.high[a]] = 1
-            row = self.pile_rows[a] = memoryview(values)
+            row = self.pile_rows[a] = array(FLOAT32, values.tobytes())
         return row
 
 
