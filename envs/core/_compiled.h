@@ -92,20 +92,25 @@ typedef struct {
     SEAT_HEAD
 } SeatHead;
 
-/* A new seat observer's buffer and seat: out, a float32 buffer of size entries, held (0), or
- * -1 with an error and nothing held (obs->out NULL, which seat_release skips). */
-static int seat_hold(SeatHead *obs, PyObject *out, Py_ssize_t size, int seat)
+/* A new seat observer of type (a SeatWriter type, whose struct begins with SEAT_HEAD): out
+ * held as a float32 buffer of size entries, the seat set, the fields after the head zeroed
+ * (the caller sets them); or NULL with an error. */
+static PyObject *seat_new(PyTypeObject *type, PyObject *out, Py_ssize_t size, int seat)
 {
-    obs->out = NULL;
-    if (get_float_buffer(out, size, &obs->view))
-        return -1;
+    SeatHead *obs = (SeatHead *)PyType_GenericAlloc(type, 0); /* zeroed: out is NULL */
+    if (obs == NULL)
+        return NULL;
+    if (get_float_buffer(out, size, &obs->view)) {
+        Py_DECREF(obs);
+        return NULL;
+    }
     Py_INCREF(out);
     obs->out = out;
     obs->seat = seat;
-    return 0;
+    return (PyObject *)obs;
 }
 
-/* lets go of what seat_hold held (a SeatWriter's dealloc) */
+/* lets go of what seat_new held (a SeatWriter's dealloc) */
 static void seat_release(SeatHead *obs)
 {
     if (obs->out != NULL) {
@@ -132,7 +137,39 @@ static PyGetSetDef SeatHead_getset[] = {
     {"seat", SeatHead_get_seat, NULL, "the seat observed", NULL},
     {NULL}};
 
+/* a SeatWriter type's observe method, the game's observe function (METH_O) */
+#define SEAT_OBSERVE_METHOD(observe)                                                         \
+    {"observe", (PyCFunction)(observe), METH_O,                                              \
+     "observe(state): this seat's observation of state, written into the buffer, which is "  \
+     "returned (callers copy it)"}
+
+/* the slots of a SeatWriter type but its name and size: the game's dealloc and methods */
+#define SEAT_WRITER_SLOTS(dealloc, methods)                                                  \
+    .tp_flags = Py_TPFLAGS_DEFAULT,                                                          \
+    .tp_doc = "One seat's observer over one buffer (Writer.observer)",                        \
+    .tp_dealloc = (destructor)(dealloc), .tp_methods = (methods), .tp_getset = SeatHead_getset
+
+/* -- the Writer type ---------------------------------------------------------------------- */
+
+/* the Writer type's methods, each game's write and observer functions (METH_FASTCALL) */
+#define WRITER_METHODS(write, observer)                                                      \
+    {"write", (PyCFunction)(void (*)(void))(write), METH_FASTCALL,                           \
+     "write(state, seat, out): the observation of seat in state, from scratch, into out "    \
+     "(a float32 buffer of the layout's size); returns out"},                                \
+    {"observer", (PyCFunction)(void (*)(void))(observer), METH_FASTCALL,                     \
+     "observer(seat, out): a SeatWriter of seat writing into out"}
+
+/* the slots of a Writer type but its name, size and doc: the game's init, dealloc and
+ * methods */
+#define WRITER_SLOTS(init, dealloc, methods)                                                 \
+    .tp_flags = Py_TPFLAGS_DEFAULT, .tp_new = PyType_GenericNew, .tp_init = (initproc)(init), \
+    .tp_dealloc = (destructor)(dealloc), .tp_methods = (methods)
+
 /* -- the module --------------------------------------------------------------------------- */
+
+/* the definition of a game's module climbrl.envs.<game>._fast, doc its docstring */
+#define FAST_MODULE(doc)                                                                     \
+    {PyModuleDef_HEAD_INIT, .m_name = "_fast", .m_doc = (doc), .m_size = -1}
 
 /* the module of def holding writer as Writer and seat_writer as SeatWriter (a new reference),
  * or NULL with an error */

@@ -115,6 +115,8 @@ typedef struct {
     PyObject *no_moves; /* a zeroed int8 array of one slot per action (NULL: no masks) */
 } SeatWriter;
 
+static PyTypeObject SeatWriterType;
+
 /* -- bits -------------------------------------------------------------------------------- */
 
 /* the bits set (inline: no popcount instruction is assumed of the build's target) */
@@ -676,7 +678,6 @@ static PyObject *Writer_write(Writer *self, PyObject *const *args, Py_ssize_t na
     return args[2];
 }
 
-static PyTypeObject SeatWriterType;
 static int get_mask_buffer(Writer *w, PyObject *mask, Py_buffer *view);
 
 static PyObject *Writer_observer(Writer *self, PyObject *const *args, Py_ssize_t nargs)
@@ -695,15 +696,9 @@ static PyObject *Writer_observer(Writer *self, PyObject *const *args, Py_ssize_t
         PyErr_Format(PyExc_ValueError, "seat %ld is outside 0..%d", seat, self->players - 1);
         return NULL;
     }
-    SeatWriter *obs = PyObject_New(SeatWriter, &SeatWriterType);
+    SeatWriter *obs = (SeatWriter *)seat_new(&SeatWriterType, args[1], self->size, (int)seat);
     if (obs == NULL)
         return NULL;
-    obs->writer = NULL;
-    obs->no_moves = NULL;
-    if (seat_hold((SeatHead *)obs, args[1], self->size, (int)seat)) {
-        Py_DECREF(obs);
-        return NULL;
-    }
     if (nargs == 3) {
         Py_buffer mask;
         if (get_mask_buffer(self, args[2], &mask)) {
@@ -719,24 +714,14 @@ static PyObject *Writer_observer(Writer *self, PyObject *const *args, Py_ssize_t
     return (PyObject *)obs;
 }
 
-static PyMethodDef Writer_methods[] = {
-    {"write", (PyCFunction)(void (*)(void))Writer_write, METH_FASTCALL,
-     "write(state, seat, out): the observation of seat in state, from scratch, into out "
-     "(a float32 buffer of the layout's size); returns out"},
-    {"observer", (PyCFunction)(void (*)(void))Writer_observer, METH_FASTCALL,
-     "observer(seat, out): a SeatWriter of seat writing into out"},
-    {NULL}};
+static PyMethodDef Writer_methods[] = {WRITER_METHODS(Writer_write, Writer_observer), {NULL}};
 
 static PyTypeObject WriterType = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "climbrl.envs.daifugo._fast.Writer",
     .tp_basicsize = sizeof(Writer),
-    .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_doc = "Writer(spec): the Daifugo / President / UECda observation writer of one game "
               "(climbrl.envs.daifugo.compiled.writer_spec)",
-    .tp_new = PyType_GenericNew,
-    .tp_init = (initproc)Writer_init,
-    .tp_dealloc = (destructor)Writer_dealloc,
-    .tp_methods = Writer_methods,
+    WRITER_SLOTS(Writer_init, Writer_dealloc, Writer_methods),
 };
 
 /* -- SeatWriter --------------------------------------------------------------------------- */
@@ -833,9 +818,7 @@ static PyObject *SeatWriter_observation_and_mask(SeatWriter *self, PyObject *sta
 }
 
 static PyMethodDef SeatWriter_methods[] = {
-    {"observe", (PyCFunction)SeatWriter_observe, METH_O,
-     "observe(state): this seat's observation of state, written into the buffer, which is "
-     "returned (callers copy it)"},
+    SEAT_OBSERVE_METHOD(SeatWriter_observe),
     {"observation_and_mask", (PyCFunction)SeatWriter_observation_and_mask, METH_O,
      "observation_and_mask(state): (a copy of this seat's observation of state, a new int8 "
      "mask of its legal moves, empty when it is not its turn), both the caller's own"},
@@ -844,22 +827,14 @@ static PyMethodDef SeatWriter_methods[] = {
 static PyTypeObject SeatWriterType = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "climbrl.envs.daifugo._fast.SeatWriter",
     .tp_basicsize = sizeof(SeatWriter),
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "One seat's observer over one buffer (Writer.observer)",
-    .tp_dealloc = (destructor)SeatWriter_dealloc,
-    .tp_methods = SeatWriter_methods,
-    .tp_getset = SeatHead_getset,
+    SEAT_WRITER_SLOTS(SeatWriter_dealloc, SeatWriter_methods),
 };
 
 /* -- module ------------------------------------------------------------------------------- */
 
-static struct PyModuleDef fast_module = {
-    PyModuleDef_HEAD_INIT,
-    .m_name = "_fast",
-    .m_doc = "The optional compiled core of the Daifugo, President and UECda environments "
-             "(climbrl.envs.daifugo.compiled).",
-    .m_size = -1,
-};
+static struct PyModuleDef fast_module =
+    FAST_MODULE("The optional compiled core of the Daifugo, President and UECda environments "
+                "(climbrl.envs.daifugo.compiled).");
 
 PyMODINIT_FUNC PyInit__fast(void)
 {

@@ -53,6 +53,8 @@ typedef struct {
     Writer *writer;
 } SeatWriter;
 
+static PyTypeObject SeatWriterType;
+
 /* -- reading the state ------------------------------------------------------------------- */
 
 int packed_bytes(PyObject *value, unsigned char *out)
@@ -447,7 +449,8 @@ static int Writer_init(Writer *self, PyObject *args, PyObject *kwds)
         if (spec_at(spec, ats[i], fields[i]))
             return -1;
     if (spec_at(spec, "size", &self->size) || spec_at(spec, "num_actions", &self->num_actions) ||
-        spec_any_int(spec, "players", &self->players) || spec_any_int(spec, "depth", &self->depth) ||
+        spec_any_int(spec, "players", &self->players) ||
+        spec_any_int(spec, "depth", &self->depth) ||
         spec_any_int(spec, "history_length", &self->history_length) ||
         spec_any_int(spec, "pass_id", &self->pass_id) ||
         spec_any_int(spec, "play_phase", &self->play_phase) ||
@@ -548,44 +551,27 @@ static PyObject *Writer_write(Writer *self, PyObject *const *args, Py_ssize_t na
     return args[2];
 }
 
-static PyTypeObject SeatWriterType;
-
 static PyObject *Writer_observer(Writer *self, PyObject *const *args, Py_ssize_t nargs)
 {
     int seat;
     if (seat_call(self, args, nargs, 2, 0, "observer(seat, out)", &seat))
         return NULL;
-    SeatWriter *obs = PyObject_New(SeatWriter, &SeatWriterType);
+    SeatWriter *obs = (SeatWriter *)seat_new(&SeatWriterType, args[1], self->size, seat);
     if (obs == NULL)
         return NULL;
-    obs->writer = NULL;
-    if (seat_hold((SeatHead *)obs, args[1], self->size, seat)) {
-        Py_DECREF(obs);
-        return NULL;
-    }
     Py_INCREF(self);
     obs->writer = self;
     return (PyObject *)obs;
 }
 
-static PyMethodDef Writer_methods[] = {
-    {"write", (PyCFunction)(void (*)(void))Writer_write, METH_FASTCALL,
-     "write(state, seat, out): the observation of seat in state, from scratch, into out "
-     "(a float32 buffer of the layout's size); returns out"},
-    {"observer", (PyCFunction)(void (*)(void))Writer_observer, METH_FASTCALL,
-     "observer(seat, out): a SeatWriter of seat writing into out"},
-    {NULL}};
+static PyMethodDef Writer_methods[] = {WRITER_METHODS(Writer_write, Writer_observer), {NULL}};
 
 PyTypeObject WriterType = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "climbrl.envs.doudizhu._fast.Writer",
     .tp_basicsize = sizeof(Writer),
-    .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_doc = "Writer(spec): the Dou Dizhu observation writer of one layout "
               "(climbrl.envs.doudizhu.compiled.writer_spec)",
-    .tp_new = PyType_GenericNew,
-    .tp_init = (initproc)Writer_init,
-    .tp_dealloc = (destructor)Writer_dealloc,
-    .tp_methods = Writer_methods,
+    WRITER_SLOTS(Writer_init, Writer_dealloc, Writer_methods),
 };
 
 /* -- SeatWriter --------------------------------------------------------------------------- */
@@ -606,30 +592,20 @@ static PyObject *SeatWriter_observe(SeatWriter *self, PyObject *state)
 }
 
 static PyMethodDef SeatWriter_methods[] = {
-    {"observe", (PyCFunction)SeatWriter_observe, METH_O,
-     "observe(state): this seat's observation of state, written into the buffer, which is "
-     "returned (callers copy it)"},
+    SEAT_OBSERVE_METHOD(SeatWriter_observe),
     {NULL}};
 
 static PyTypeObject SeatWriterType = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "climbrl.envs.doudizhu._fast.SeatWriter",
     .tp_basicsize = sizeof(SeatWriter),
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "One seat's observer over one buffer (Writer.observer)",
-    .tp_dealloc = (destructor)SeatWriter_dealloc,
-    .tp_methods = SeatWriter_methods,
-    .tp_getset = SeatHead_getset,
+    SEAT_WRITER_SLOTS(SeatWriter_dealloc, SeatWriter_methods),
 };
 
 /* -- module ------------------------------------------------------------------------------- */
 
-static struct PyModuleDef fast_module = {
-    PyModuleDef_HEAD_INIT,
-    .m_name = "_fast",
-    .m_doc = "The optional compiled core of the Dou Dizhu environment "
-             "(climbrl.envs.doudizhu.compiled).",
-    .m_size = -1,
-};
+static struct PyModuleDef fast_module =
+    FAST_MODULE("The optional compiled core of the Dou Dizhu environment "
+                "(climbrl.envs.doudizhu.compiled).");
 
 #define INTERN(var, text)                                                                    \
     if ((var = PyUnicode_InternFromString(text)) == NULL)                                    \
