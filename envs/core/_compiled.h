@@ -1,7 +1,8 @@
 /* What the games' compiled cores share (climbrl.envs.doudizhu._fast, envs/doudizhu/_fast.c;
  * climbrl.envs.daifugo._fast, envs/daifugo/_fast.c): reading the writer spec, the float32
  * buffer a writer writes into, the part of a seat observer (SeatWriter) that holds that
- * buffer, and the module holding the Writer and SeatWriter types.
+ * buffer, the methods and slots the Writer and SeatWriter types have alike, and the module
+ * holding them.
  *
  * Static functions: each extension that includes this header (once, from its _fast.c) has its
  * own copy. setup.py puts this folder on both extensions' include path.
