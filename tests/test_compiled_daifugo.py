@@ -4,33 +4,27 @@ envs/daifugo/_fast.c) against the pure-Python reference: random playouts of ever
 move, state for state, observation and mask for observation and mask, reward for reward,
 every seat's observation against the Python writer from scratch at every step; the rule
 cases' set-up positions (joker runs, a joker below the 3, revolutions, eight cuts, locks, the
-exchange) the same; bad input refused with an error; the build here produced it; and
-``CLIMBRL_PURE=1`` runs pure Python."""
+exchange) the same; bad states and masks refused with an error. What every game's compiled
+core must do (built by the install, ``CLIMBRL_PURE=1``, the fallback, seat observers,
+pickling, the sdist) is tested for both games in tests/test_compiled_cores.py."""
 
 from __future__ import annotations
 
 import pickle
 import random
-import subprocess
-import sys
-import textwrap
-from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
-from daifugo_cases import CASES as DAIFUGO_CASES
-from test_compiled_core import _can_compile
-from uecda_cases import UECDA_CASES
-
-from climbrl.benchmarks import daifugo as daifugo_bench
-from climbrl.envs import daifugo, daifugo_v1, president_v1, uecda_v1
+from climbrl.envs import daifugo_v1, president_v1, uecda_v1
+from climbrl.envs.core.game import SeatBuffers
 from climbrl.envs.daifugo import PHASE_EXCHANGE, DaifugoGame, Rules, compiled
 from climbrl.envs.daifugo.catalog import BELOW_3, PASS, RUN
-from climbrl.envs.core.game import SeatBuffers
-from climbrl.envs.daifugo.observation import SeatObserver, observe
+from climbrl.envs.daifugo.observation import observe
+from compiled_helpers import play_side_by_side
+from daifugo_cases import CASES as DAIFUGO_CASES
+from uecda_cases import UECDA_CASES
 
-ROOT = Path(__file__).resolve().parent.parent
 BUILT = compiled.available()
 needs_build = pytest.mark.skipif(not BUILT, reason="the compiled core (_fast) is not built here: "
                                  "no C compiler or Python headers at install time")
@@ -102,40 +96,23 @@ def test_random_playouts_equal_with_and_without_the_compiled_core(table, monkeyp
     """Both envs step alike; every observation the env hands out (the compiled observer's,
     the Python incremental observer's), its mask, reward and info are equal at every step, and
     so are every seat's from scratch."""
-    preset, players, rules = table
+    _preset, players, _rules = table
     fast, pure = (_env(monkeypatch, flag, *table) for flag in (False, True))
     pick = random.Random(players)
-    steps = 0
-    for game in range(GAMES.get(players, 1)):
-        for env in (fast, pure):
-            env.reset(seed=100 * players + game)
-        for agent in pure.agent_iter():
-            assert fast.agent_selection == agent
-            (obs_f, *rest_f), (obs_p, *rest_p) = fast.last(), pure.last()
-            where = f"{_table_id(table)} game {game} step {steps}"
-            assert obs_f["observation"].dtype == np.float32
-            assert np.array_equal(obs_f["observation"], obs_p["observation"]), where
-            assert np.array_equal(obs_f["action_mask"], obs_p["action_mask"]), where
-            assert rest_f == rest_p, where
-            other = pick.choice(pure.possible_agents)  # a seat that may not be to move
-            got, want = fast.observe(other), pure.observe(other)
-            assert np.array_equal(got["observation"], want["observation"]), where
-            assert np.array_equal(got["action_mask"], want["action_mask"]), where
-            state = fast.unwrapped.game_state
-            assert _state_facts(state) == _state_facts(pure.unwrapped.game_state), where
-            _assert_seats_equal(fast.unwrapped.game, state, where)
-            if rest_p[1] or rest_p[2]:
-                action = None
-            else:
-                legal = pure.legal_actions()
-                assert fast.legal_actions() == legal, where
-                action = legal[pick.randrange(len(legal))]
-            fast.step(action)
-            pure.step(action)
-            steps += 1
-        assert fast.rewards == pure.rewards
-        assert fast.unwrapped._cumulative_rewards == pure.unwrapped._cumulative_rewards
-    assert steps > 30 * GAMES.get(players, 1)
+
+    def check(where: str) -> None:
+        other = pick.choice(pure.possible_agents)  # a seat that may not be to move
+        got, want = fast.observe(other), pure.observe(other)
+        assert np.array_equal(got["observation"], want["observation"]), where
+        assert np.array_equal(got["action_mask"], want["action_mask"]), where
+        state = fast.unwrapped.game_state
+        assert _state_facts(state) == _state_facts(pure.unwrapped.game_state), where
+        _assert_seats_equal(fast.unwrapped.game, state, where)
+
+    games = GAMES.get(players, 1)
+    seeds = [100 * players + game for game in range(games)]
+    steps = play_side_by_side(fast, pure, seeds, pick, _table_id(table), check)
+    assert steps > 30 * games
 
 
 def _case_games(case: dict) -> DaifugoGame:
@@ -205,19 +182,6 @@ def test_a_state_of_another_class_is_read_through_its_attributes():
 
 
 @needs_build
-def test_seat_observers_of_the_compiled_core_write_their_own_buffers():
-    game = DaifugoGame(Rules.preset("daifugo", 4), pure=False)
-    state = game.new_state(np.random.default_rng(0))
-    observers = [game.seat_observer(seat) for seat in range(game.num_players)]
-    buffers = [observer.observe(state) for observer in observers]
-    assert buffers[0] is observers[0].observe(state) and buffers[0] is not buffers[1]
-    for seat, buf in enumerate(buffers):
-        assert np.array_equal(buf, observe(game, state, seat))
-    out = np.full(game.layout.size, 7, np.float32)  # every entry written, whatever out held
-    assert game.observe(state, 2, out) is out and np.array_equal(out, buffers[2])
-
-
-@needs_build
 def test_the_env_gets_new_arrays_of_its_own_from_the_compiled_observer():
     game = DaifugoGame(Rules.preset("president", 4), pure=False)
     buffers = SeatBuffers(game)
@@ -265,16 +229,10 @@ def _bad_state(game, **changes):
 
 
 @needs_build
-def test_the_compiled_writer_refuses_bad_input_with_an_error():
+def test_the_compiled_writer_refuses_a_bad_state_with_an_error():
+    # a bad seat or buffer: test_compiled_cores.py, for both games
     game = DaifugoGame(Rules.preset("daifugo", 4), pure=False)
     state = game.new_state(np.random.default_rng(0))
-    size = game.layout.size
-    with pytest.raises(ValueError, match=r"^seat 4 is outside 0..3$"):
-        game.observe(state, 4)
-    with pytest.raises(ValueError, match=f"float32 buffer of {size} entries"):
-        game.observe(state, 0, np.zeros(size, np.float64))
-    with pytest.raises(ValueError, match=f"float32 buffer of {size} entries"):
-        game.observe(state, 0, np.zeros(size - 1, np.float32))
     bad = {
         "pile": (game.num_actions, rf"state.pile is {game.num_actions}, outside -1..",),
         "hands": ([1 << 54, 0, 0, 0], r"state.hands holds a card mask outside the deck"),
@@ -300,7 +258,9 @@ def test_the_compiled_writer_refuses_bad_input_with_an_error():
         game.observe(type(state)(game), 0)  # a state made but never dealt
 
 
-def test_a_pickled_game_loads_the_compiled_core_again():
+def test_a_pickled_uecda_game_keeps_its_core_through_with_rules():
+    # a pickled game of both games loads its core again: test_compiled_cores.py; here a
+    # UECda one, and the rules changed after (with_rules is this game's own)
     rules = Rules.preset("uecda", 5)
     for pure in (False, True):
         game = DaifugoGame(rules, pure=pure)
@@ -310,104 +270,6 @@ def test_a_pickled_game_loads_the_compiled_core_again():
         assert loaded.compiled is (BUILT and not pure)
         state = loaded.new_state(np.random.default_rng(1))
         assert np.array_equal(loaded.observe(state, 1), observe(loaded, state, 1))
-        assert loaded.with_rules(Rules.preset("uecda", 5, rounds=2)).compiled is loaded.compiled
+        changed = loaded.with_rules(Rules.preset("uecda", 5, rounds=2))
+        assert changed.compiled is loaded.compiled
 
-
-def test_climbrl_pure_runs_pure_python(monkeypatch):
-    monkeypatch.setenv(compiled.PURE_ENV, "1")
-    game = DaifugoGame()
-    assert not game.compiled and compiled.load() is None
-    assert isinstance(game.seat_observer(0), SeatObserver)
-    env = president_v1.env(players=6)
-    assert not env.unwrapped.game.compiled
-    env.reset(seed=0)
-    assert env.last()[0]["observation"].shape == (env.unwrapped.game.layout.size,)
-    monkeypatch.setenv(compiled.PURE_ENV, "0")
-    assert DaifugoGame().compiled is BUILT
-    assert DaifugoGame(pure=True).compiled is False
-
-
-def test_climbrl_pure_in_a_fresh_process_never_imports_the_extension():
-    code = textwrap.dedent("""
-        import sys
-        from climbrl.envs import uecda_v1
-        env = uecda_v1.env(rounds=1)
-        env.reset(seed=0)
-        env.last()
-        print(env.unwrapped.game.compiled, 'climbrl.envs.daifugo._fast' in sys.modules)
-    """)
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          cwd=ROOT, env={"CLIMBRL_PURE": "1", "PATH": "/usr/bin:/bin"})
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["False", "False"]
-
-
-@pytest.mark.parametrize("value", ["yes", "2", "true"])
-def test_a_bad_climbrl_pure_value_is_named(value, monkeypatch):
-    monkeypatch.setenv(compiled.PURE_ENV, value)
-    with pytest.raises(ValueError, match=f"^CLIMBRL_PURE must be 1 .* got '{value}'$"):
-        DaifugoGame()
-
-
-def test_a_bad_pure_argument_is_named():
-    with pytest.raises(TypeError, match="^pure must be True, False or None, got 'yes'$"):
-        DaifugoGame(pure="yes")
-
-
-def test_a_missing_extension_falls_back_to_pure_python(monkeypatch):
-    # where the optional extension was not built, the import fails: the game runs Python
-    monkeypatch.delenv(compiled.PURE_ENV, raising=False)
-    monkeypatch.setitem(sys.modules, "climbrl.envs.daifugo._fast", None)
-    monkeypatch.delattr(daifugo, "_fast", raising=False)
-    assert not compiled.available()
-    game = DaifugoGame()
-    assert not game.compiled and isinstance(game.seat_observer(0), SeatObserver)
-    env = daifugo_v1.env(players=3, rounds=1)
-    env.reset(seed=2)
-    for agent in env.agent_iter():
-        _obs, _, term, trunc, _ = env.last()
-        env.step(None if term or trunc else env.legal_actions()[0])
-    assert sum(env.unwrapped._cumulative_rewards.values()) == 0
-
-
-@pytest.mark.skipif(not _can_compile(), reason="no C compiler or Python headers: the optional "
-                    "extension cannot have been built")
-def test_the_install_built_the_compiled_core():
-    # CI installs with pip install -e '.[test]' where a compiler exists: the equality tests
-    # above must not skip there (a broken build would otherwise run pure Python unnoticed)
-    assert BUILT, ("climbrl.envs.daifugo._fast did not import: the optional extension was "
-                   "not built by the install (rerun pip install -e . and read its output)")
-    assert DaifugoGame(pure=False).compiled
-    assert daifugo_v1.env().unwrapped.game.compiled or compiled.pure_requested()
-
-
-def test_a_build_without_a_compiler_goes_on_without_the_extension(tmp_path):
-    # optional=True: a compiler that fails leaves the extension out, the build succeeds
-    done = subprocess.run(
-        [sys.executable, "setup.py", "-q", "build_ext", "--build-lib", str(tmp_path / "lib"),
-         "--build-temp", str(tmp_path / "temp")],
-        capture_output=True, text=True, cwd=ROOT,
-        env={"CC": "/bin/false", "LDSHARED": "/bin/false", "PATH": "/usr/bin:/bin"})
-    assert done.returncode == 0, done.stderr
-    assert not list(tmp_path.rglob("_fast*")), "an extension was built with no compiler"
-    assert "climbrl.envs.daifugo._fast" in done.stderr + done.stdout
-
-
-def test_the_sdist_and_the_build_name_the_c_source():
-    source = "envs/daifugo/_fast.c"
-    assert (ROOT / source).is_file()
-    assert source in (ROOT / "MANIFEST.in").read_text().split()
-    setup = (ROOT / "setup.py").read_text()
-    assert f'"{source}"' in setup and '"climbrl.envs.daifugo._fast"' in setup
-
-
-def test_the_benchmark_says_whether_the_compiled_core_is_in_use(monkeypatch):
-    monkeypatch.setenv(compiled.PURE_ENV, "1")
-    pure = daifugo_bench.compiled_core()
-    monkeypatch.setenv(compiled.PURE_ENV, "0")
-    default = daifugo_bench.compiled_core()
-    if BUILT:
-        assert (pure, default) == ("built, not in use: CLIMBRL_PURE=1 (pure Python)",
-                                   "in use (climbrl.envs.daifugo._fast)")
-    else:
-        assert pure == default == "not built (pure Python)"

@@ -87,8 +87,10 @@ def test_the_wheel_holds_nothing_but_climbrl(tmp_path):
     compiled = [n for n in names if n.startswith("climbrl/envs/doudizhu/_fast")]
     if compiled_core.available():
         assert compiled and all(n.endswith((".so", ".pyd")) for n in compiled), compiled
-    for source in ("_fast.c", "_engine.c", "_fast.h"):
-        assert f"climbrl/envs/doudizhu/{source}" not in names
+    for source in ("doudizhu/_fast.c", "doudizhu/_engine.c", "doudizhu/_fast.h",
+                   "daifugo/_fast.c", "core/_compiled.h"):
+        assert f"climbrl/envs/{source}" not in names
+    assert not [n for n in names if n.endswith((".c", ".h"))]
 
 
 def test_pyproject_floors_are_the_tested_ones():

@@ -25,8 +25,8 @@
  * writes outside the buffer or into another field.
  */
 
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
+#include "_compiled.h"
+
 #include <stdint.h>
 #include <string.h>
 #if PY_VERSION_HEX >= 0x030C0000
@@ -110,13 +110,12 @@ typedef struct {
 } Writer;
 
 typedef struct {
-    PyObject_HEAD
+    SEAT_HEAD
     Writer *writer;
-    PyObject *out;
-    Py_buffer view;
-    int seat;
     PyObject *no_moves; /* a zeroed int8 array of one slot per action (NULL: no masks) */
 } SeatWriter;
+
+static PyTypeObject SeatWriterType;
 
 /* -- bits -------------------------------------------------------------------------------- */
 
@@ -530,58 +529,7 @@ done:
     return rc;
 }
 
-static int get_float_buffer(Writer *w, PyObject *out, Py_buffer *view)
-{
-    if (PyObject_GetBuffer(out, view, PyBUF_WRITABLE | PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0)
-        return -1;
-    if (view->itemsize != 4 || view->format == NULL || strcmp(view->format, "f") != 0 ||
-        view->len != w->size * 4) {
-        PyErr_Format(PyExc_ValueError, "out must be a float32 buffer of %zd entries", w->size);
-        PyBuffer_Release(view);
-        return -1;
-    }
-    return 0;
-}
-
 /* -- Writer ------------------------------------------------------------------------------- */
-
-static int spec_long(PyObject *spec, const char *key, long lo, long hi, long *out)
-{
-    PyObject *value = PyDict_GetItemString(spec, key);
-    if (value == NULL) {
-        PyErr_Format(PyExc_KeyError, "writer spec lacks %s", key);
-        return -1;
-    }
-    *out = PyLong_AsLong(value);
-    if (*out == -1 && PyErr_Occurred())
-        return -1;
-    if (*out < lo || *out > hi) {
-        PyErr_Format(PyExc_ValueError, "writer spec %s is %ld, outside %ld..%ld", key, *out, lo,
-                     hi);
-        return -1;
-    }
-    return 0;
-}
-
-static int spec_int(PyObject *spec, const char *key, long lo, long hi, int *out)
-{
-    long value;
-    if (spec_long(spec, key, lo, hi, &value))
-        return -1;
-    *out = (int)value;
-    return 0;
-}
-
-static PyObject *spec_bytes(PyObject *spec, const char *key, Py_ssize_t length)
-{
-    PyObject *value = PyDict_GetItemString(spec, key);
-    if (value == NULL || !PyBytes_Check(value) || PyBytes_GET_SIZE(value) != length) {
-        PyErr_Format(PyExc_ValueError, "writer spec %s must be bytes of %zd", key, length);
-        return NULL;
-    }
-    Py_INCREF(value);
-    return value;
-}
 
 /* the width each field must have: the C writer's own view of the layout, checked against
  * the Python writer's */
@@ -720,7 +668,7 @@ static PyObject *Writer_write(Writer *self, PyObject *const *args, Py_ssize_t na
     if (seat < INT_MIN || seat > INT_MAX)
         seat = -1;
     Py_buffer view;
-    if (ready(self) || get_float_buffer(self, args[2], &view))
+    if (ready(self) || get_float_buffer(args[2], self->size, &view))
         return NULL;
     int rc = write_fields(self, (float *)view.buf, args[0], (int)seat);
     PyBuffer_Release(&view);
@@ -730,7 +678,6 @@ static PyObject *Writer_write(Writer *self, PyObject *const *args, Py_ssize_t na
     return args[2];
 }
 
-static PyTypeObject SeatWriterType;
 static int get_mask_buffer(Writer *w, PyObject *mask, Py_buffer *view);
 
 static PyObject *Writer_observer(Writer *self, PyObject *const *args, Py_ssize_t nargs)
@@ -749,21 +696,12 @@ static PyObject *Writer_observer(Writer *self, PyObject *const *args, Py_ssize_t
         PyErr_Format(PyExc_ValueError, "seat %ld is outside 0..%d", seat, self->players - 1);
         return NULL;
     }
-    SeatWriter *obs = PyObject_New(SeatWriter, &SeatWriterType);
+    SeatWriter *obs = (SeatWriter *)seat_new(&SeatWriterType, args[1], self->size, (int)seat);
     if (obs == NULL)
         return NULL;
-    obs->out = NULL;
-    obs->writer = NULL;
-    obs->no_moves = NULL;
-    if (get_float_buffer(self, args[1], &obs->view)) {
-        Py_DECREF(obs);
-        return NULL;
-    }
     if (nargs == 3) {
         Py_buffer mask;
         if (get_mask_buffer(self, args[2], &mask)) {
-            PyBuffer_Release(&obs->view);
-            obs->out = NULL;
             Py_DECREF(obs);
             return NULL;
         }
@@ -773,40 +711,24 @@ static PyObject *Writer_observer(Writer *self, PyObject *const *args, Py_ssize_t
     }
     Py_INCREF(self);
     obs->writer = self;
-    Py_INCREF(args[1]);
-    obs->out = args[1];
-    obs->seat = (int)seat;
     return (PyObject *)obs;
 }
 
-static PyMethodDef Writer_methods[] = {
-    {"write", (PyCFunction)(void (*)(void))Writer_write, METH_FASTCALL,
-     "write(state, seat, out): the observation of seat in state, from scratch, into out "
-     "(a float32 buffer of the layout's size); returns out"},
-    {"observer", (PyCFunction)(void (*)(void))Writer_observer, METH_FASTCALL,
-     "observer(seat, out): a SeatWriter of seat writing into out"},
-    {NULL}};
+static PyMethodDef Writer_methods[] = {WRITER_METHODS(Writer_write, Writer_observer), {NULL}};
 
 static PyTypeObject WriterType = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "climbrl.envs.daifugo._fast.Writer",
     .tp_basicsize = sizeof(Writer),
-    .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_doc = "Writer(spec): the Daifugo / President / UECda observation writer of one game "
               "(climbrl.envs.daifugo.compiled.writer_spec)",
-    .tp_new = PyType_GenericNew,
-    .tp_init = (initproc)Writer_init,
-    .tp_dealloc = (destructor)Writer_dealloc,
-    .tp_methods = Writer_methods,
+    WRITER_SLOTS(Writer_init, Writer_dealloc, Writer_methods),
 };
 
 /* -- SeatWriter --------------------------------------------------------------------------- */
 
 static void SeatWriter_dealloc(SeatWriter *self)
 {
-    if (self->out != NULL) {
-        PyBuffer_Release(&self->view);
-        Py_DECREF(self->out);
-    }
+    seat_release((SeatHead *)self);
     Py_XDECREF(self->writer);
     Py_XDECREF(self->no_moves);
     PyObject_Free(self);
@@ -895,50 +817,24 @@ static PyObject *SeatWriter_observation_and_mask(SeatWriter *self, PyObject *sta
     return pair;
 }
 
-static PyObject *SeatWriter_get_buf(SeatWriter *self, void *closure)
-{
-    Py_INCREF(self->out);
-    return self->out;
-}
-
-static PyObject *SeatWriter_get_seat(SeatWriter *self, void *closure)
-{
-    return PyLong_FromLong(self->seat);
-}
-
 static PyMethodDef SeatWriter_methods[] = {
-    {"observe", (PyCFunction)SeatWriter_observe, METH_O,
-     "observe(state): this seat's observation of state, written into the buffer, which is "
-     "returned (callers copy it)"},
+    SEAT_OBSERVE_METHOD(SeatWriter_observe),
     {"observation_and_mask", (PyCFunction)SeatWriter_observation_and_mask, METH_O,
      "observation_and_mask(state): (a copy of this seat's observation of state, a new int8 "
      "mask of its legal moves, empty when it is not its turn), both the caller's own"},
     {NULL}};
 
-static PyGetSetDef SeatWriter_getset[] = {
-    {"buf", (getter)SeatWriter_get_buf, NULL, "the buffer written", NULL},
-    {"seat", (getter)SeatWriter_get_seat, NULL, "the seat observed", NULL},
-    {NULL}};
-
 static PyTypeObject SeatWriterType = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "climbrl.envs.daifugo._fast.SeatWriter",
     .tp_basicsize = sizeof(SeatWriter),
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "One seat's observer over one buffer (Writer.observer)",
-    .tp_dealloc = (destructor)SeatWriter_dealloc,
-    .tp_methods = SeatWriter_methods,
-    .tp_getset = SeatWriter_getset,
+    SEAT_WRITER_SLOTS(SeatWriter_dealloc, SeatWriter_methods),
 };
 
 /* -- module ------------------------------------------------------------------------------- */
 
-static struct PyModuleDef fast_module = {
-    PyModuleDef_HEAD_INIT,
-    .m_name = "_fast",
-    .m_doc = "The optional compiled core of the Daifugo, President and UECda environments "
-             "(climbrl.envs.daifugo.compiled).",
-    .m_size = -1,
-};
+static struct PyModuleDef fast_module =
+    FAST_MODULE("The optional compiled core of the Daifugo, President and UECda environments "
+                "(climbrl.envs.daifugo.compiled).");
 
 PyMODINIT_FUNC PyInit__fast(void)
 {
@@ -948,17 +844,5 @@ PyMODINIT_FUNC PyInit__fast(void)
     if ((s_copy = PyUnicode_InternFromString("copy")) == NULL ||
         (s_legal_actions = PyUnicode_InternFromString("legal_actions")) == NULL)
         return NULL;
-    if (PyType_Ready(&WriterType) < 0 || PyType_Ready(&SeatWriterType) < 0)
-        return NULL;
-    PyObject *m = PyModule_Create(&fast_module);
-    if (m == NULL)
-        return NULL;
-    Py_INCREF(&WriterType);
-    Py_INCREF(&SeatWriterType);
-    if (PyModule_AddObject(m, "Writer", (PyObject *)&WriterType) < 0 ||
-        PyModule_AddObject(m, "SeatWriter", (PyObject *)&SeatWriterType) < 0) {
-        Py_DECREF(m);
-        return NULL;
-    }
-    return m;
+    return writer_module(&fast_module, &WriterType, &SeatWriterType);
 }

@@ -18,7 +18,10 @@
 
 #include "_fast.h"
 
+#include <limits.h>
 #include <string.h>
+
+#include "_compiled.h"
 
 #define MAX_DEPTH 16
 
@@ -46,12 +49,11 @@ struct Writer {
 };
 
 typedef struct {
-    PyObject_HEAD
+    SEAT_HEAD
     Writer *writer;
-    PyObject *out;
-    Py_buffer view;
-    int seat;
 } SeatWriter;
+
+static PyTypeObject SeatWriterType;
 
 /* -- reading the state ------------------------------------------------------------------- */
 
@@ -381,19 +383,6 @@ done:
     return rc;
 }
 
-static int get_float_buffer(Writer *w, PyObject *out, Py_buffer *view)
-{
-    if (PyObject_GetBuffer(out, view, PyBUF_WRITABLE | PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0)
-        return -1;
-    if (view->itemsize != 4 || view->format == NULL || strcmp(view->format, "f") != 0 ||
-        view->len != w->size * 4) {
-        PyErr_Format(PyExc_ValueError, "out must be a float32 buffer of %zd entries", w->size);
-        PyBuffer_Release(view);
-        return -1;
-    }
-    return 0;
-}
-
 int writer_fill(Writer *w, float *buf, PyObject *state, int seat)
 {
     Out o = {buf, w->size};
@@ -410,39 +399,26 @@ static int write_into(Writer *w, Py_buffer *view, PyObject *state, int seat)
 
 /* -- Writer ------------------------------------------------------------------------------- */
 
-static int spec_long(PyObject *spec, const char *key, long *out)
-{
-    PyObject *value = PyDict_GetItemString(spec, key);
-    if (value == NULL) {
-        PyErr_Format(PyExc_KeyError, "writer spec lacks %s", key);
-        return -1;
-    }
-    *out = PyLong_AsLong(value);
-    return (*out == -1 && PyErr_Occurred()) ? -1 : 0;
-}
-
+/* spec[key] as a field start or a size (-1: not in this layout) */
 static int spec_at(PyObject *spec, const char *key, Py_ssize_t *out)
 {
     long value;
-    if (spec_long(spec, key, &value))
+    if (spec_long(spec, key, LONG_MIN, LONG_MAX, &value))
         return -1;
     *out = value;
     return 0;
 }
 
-static int spec_int(PyObject *spec, const char *key, int *out)
+/* spec[key] as an int (the C writer's own checks of its range follow) */
+static int spec_any_int(PyObject *spec, const char *key, int *out)
 {
-    long value;
-    if (spec_long(spec, key, &value))
-        return -1;
-    *out = (int)value;
-    return 0;
+    return spec_int(spec, key, INT_MIN, INT_MAX, out);
 }
 
 static int spec_double(PyObject *spec, const char *key, double *out)
 {
     long value;
-    if (spec_long(spec, key, &value))
+    if (spec_long(spec, key, LONG_MIN, LONG_MAX, &value))
         return -1;
     if (value <= 0) {
         PyErr_Format(PyExc_ValueError, "writer spec %s must be > 0", key);
@@ -473,24 +449,25 @@ static int Writer_init(Writer *self, PyObject *args, PyObject *kwds)
         if (spec_at(spec, ats[i], fields[i]))
             return -1;
     if (spec_at(spec, "size", &self->size) || spec_at(spec, "num_actions", &self->num_actions) ||
-        spec_int(spec, "players", &self->players) || spec_int(spec, "depth", &self->depth) ||
-        spec_int(spec, "history_length", &self->history_length) ||
-        spec_int(spec, "pass_id", &self->pass_id) ||
-        spec_int(spec, "play_phase", &self->play_phase) ||
-        spec_int(spec, "classic", &self->classic) ||
-        spec_int(spec, "open_hand", &self->open_hand) ||
-        spec_int(spec, "not_yet", &self->not_yet) ||
-        spec_int(spec, "pass_code", &self->pass_code) ||
-        spec_int(spec, "rob_passed", &self->rob_passed) ||
-        spec_int(spec, "rob_called", &self->rob_called) ||
-        spec_int(spec, "rob_robbed", &self->rob_robbed) ||
+        spec_any_int(spec, "players", &self->players) ||
+        spec_any_int(spec, "depth", &self->depth) ||
+        spec_any_int(spec, "history_length", &self->history_length) ||
+        spec_any_int(spec, "pass_id", &self->pass_id) ||
+        spec_any_int(spec, "play_phase", &self->play_phase) ||
+        spec_any_int(spec, "classic", &self->classic) ||
+        spec_any_int(spec, "open_hand", &self->open_hand) ||
+        spec_any_int(spec, "not_yet", &self->not_yet) ||
+        spec_any_int(spec, "pass_code", &self->pass_code) ||
+        spec_any_int(spec, "rob_passed", &self->rob_passed) ||
+        spec_any_int(spec, "rob_called", &self->rob_called) ||
+        spec_any_int(spec, "rob_robbed", &self->rob_robbed) ||
         spec_double(spec, "largest", &self->largest) ||
         spec_double(spec, "max_bombs", &self->max_bombs) ||
         spec_double(spec, "suits", &self->suits))
         return -1;
     /* the classic bidding has no robs field: its count is never divided */
     long max_robs;
-    if (spec_long(spec, "max_robs", &max_robs))
+    if (spec_long(spec, "max_robs", LONG_MIN, LONG_MAX, &max_robs))
         return -1;
     self->max_robs = max_robs > 0 ? (double)max_robs : 1.0;
     if (self->players < 1 || self->players > MAX_PLAYERS || self->depth < 1 ||
@@ -505,14 +482,10 @@ static int Writer_init(Writer *self, PyObject *args, PyObject *kwds)
     }
     if (packed_bytes(deck, self->full_deck))
         return -1;
-    PyObject *cards = PyDict_GetItemString(spec, "card_bytes");
-    if (cards == NULL || !PyBytes_Check(cards) ||
-        PyBytes_GET_SIZE(cards) != (self->num_actions + 1) * NUM_RANKS) {
-        PyErr_SetString(PyExc_ValueError,
-                        "writer spec card_bytes must be bytes of (num_actions + 1) * 15");
+    /* NUM_RANKS counts per action id, then the all-zero counts of no play */
+    PyObject *cards = spec_bytes(spec, "card_bytes", (self->num_actions + 1) * NUM_RANKS);
+    if (cards == NULL)
         return -1;
-    }
-    Py_INCREF(cards);
     Py_XSETREF(self->card_bytes, cards);
     PyObject *variant = PyDict_GetItemString(spec, "variant");
     if (variant == NULL || !PyTuple_Check(variant) || PyTuple_GET_SIZE(variant) > MAX_PLAYERS) {
@@ -568,7 +541,7 @@ static PyObject *Writer_write(Writer *self, PyObject *const *args, Py_ssize_t na
     int seat;
     Py_buffer view;
     if (seat_call(self, args, nargs, 3, 1, "write(state, seat, out)", &seat) ||
-        get_float_buffer(self, args[2], &view))
+        get_float_buffer(args[2], self->size, &view))
         return NULL;
     int rc = write_into(self, &view, args[0], seat);
     PyBuffer_Release(&view);
@@ -578,58 +551,34 @@ static PyObject *Writer_write(Writer *self, PyObject *const *args, Py_ssize_t na
     return args[2];
 }
 
-static PyTypeObject SeatWriterType;
-
 static PyObject *Writer_observer(Writer *self, PyObject *const *args, Py_ssize_t nargs)
 {
     int seat;
     if (seat_call(self, args, nargs, 2, 0, "observer(seat, out)", &seat))
         return NULL;
-    SeatWriter *obs = PyObject_New(SeatWriter, &SeatWriterType);
+    SeatWriter *obs = (SeatWriter *)seat_new(&SeatWriterType, args[1], self->size, seat);
     if (obs == NULL)
         return NULL;
-    obs->out = NULL;
-    obs->writer = NULL;
-    if (get_float_buffer(self, args[1], &obs->view)) {
-        Py_DECREF(obs);
-        return NULL;
-    }
     Py_INCREF(self);
     obs->writer = self;
-    Py_INCREF(args[1]);
-    obs->out = args[1];
-    obs->seat = seat;
     return (PyObject *)obs;
 }
 
-static PyMethodDef Writer_methods[] = {
-    {"write", (PyCFunction)(void (*)(void))Writer_write, METH_FASTCALL,
-     "write(state, seat, out): the observation of seat in state, from scratch, into out "
-     "(a float32 buffer of the layout's size); returns out"},
-    {"observer", (PyCFunction)(void (*)(void))Writer_observer, METH_FASTCALL,
-     "observer(seat, out): a SeatWriter of seat writing into out"},
-    {NULL}};
+static PyMethodDef Writer_methods[] = {WRITER_METHODS(Writer_write, Writer_observer), {NULL}};
 
 PyTypeObject WriterType = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "climbrl.envs.doudizhu._fast.Writer",
     .tp_basicsize = sizeof(Writer),
-    .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_doc = "Writer(spec): the Dou Dizhu observation writer of one layout "
               "(climbrl.envs.doudizhu.compiled.writer_spec)",
-    .tp_new = PyType_GenericNew,
-    .tp_init = (initproc)Writer_init,
-    .tp_dealloc = (destructor)Writer_dealloc,
-    .tp_methods = Writer_methods,
+    WRITER_SLOTS(Writer_init, Writer_dealloc, Writer_methods),
 };
 
 /* -- SeatWriter --------------------------------------------------------------------------- */
 
 static void SeatWriter_dealloc(SeatWriter *self)
 {
-    if (self->out != NULL) {
-        PyBuffer_Release(&self->view);
-        Py_DECREF(self->out);
-    }
+    seat_release((SeatHead *)self);
     Py_XDECREF(self->writer);
     PyObject_Free(self);
 }
@@ -642,47 +591,21 @@ static PyObject *SeatWriter_observe(SeatWriter *self, PyObject *state)
     return self->out;
 }
 
-static PyObject *SeatWriter_get_buf(SeatWriter *self, void *closure)
-{
-    Py_INCREF(self->out);
-    return self->out;
-}
-
-static PyObject *SeatWriter_get_seat(SeatWriter *self, void *closure)
-{
-    return PyLong_FromLong(self->seat);
-}
-
 static PyMethodDef SeatWriter_methods[] = {
-    {"observe", (PyCFunction)SeatWriter_observe, METH_O,
-     "observe(state): this seat's observation of state, written into the buffer, which is "
-     "returned (callers copy it)"},
-    {NULL}};
-
-static PyGetSetDef SeatWriter_getset[] = {
-    {"buf", (getter)SeatWriter_get_buf, NULL, "the buffer written", NULL},
-    {"seat", (getter)SeatWriter_get_seat, NULL, "the seat observed", NULL},
+    SEAT_OBSERVE_METHOD(SeatWriter_observe),
     {NULL}};
 
 static PyTypeObject SeatWriterType = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "climbrl.envs.doudizhu._fast.SeatWriter",
     .tp_basicsize = sizeof(SeatWriter),
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "One seat's observer over one buffer (Writer.observer)",
-    .tp_dealloc = (destructor)SeatWriter_dealloc,
-    .tp_methods = SeatWriter_methods,
-    .tp_getset = SeatWriter_getset,
+    SEAT_WRITER_SLOTS(SeatWriter_dealloc, SeatWriter_methods),
 };
 
 /* -- module ------------------------------------------------------------------------------- */
 
-static struct PyModuleDef fast_module = {
-    PyModuleDef_HEAD_INIT,
-    .m_name = "_fast",
-    .m_doc = "The optional compiled core of the Dou Dizhu environment "
-             "(climbrl.envs.doudizhu.compiled).",
-    .m_size = -1,
-};
+static struct PyModuleDef fast_module =
+    FAST_MODULE("The optional compiled core of the Dou Dizhu environment "
+                "(climbrl.envs.doudizhu.compiled).");
 
 #define INTERN(var, text)                                                                    \
     if ((var = PyUnicode_InternFromString(text)) == NULL)                                    \
@@ -709,18 +632,8 @@ PyMODINIT_FUNC PyInit__fast(void)
     INTERN(s_pile_owner, "pile_owner");
     INTERN(s_pile_subs, "pile_subs");
     INTERN(s_bombs, "bombs");
-    if (PyType_Ready(&WriterType) < 0 || PyType_Ready(&SeatWriterType) < 0)
-        return NULL;
-    PyObject *m = PyModule_Create(&fast_module);
-    if (m == NULL)
-        return NULL;
-    Py_INCREF(&WriterType);
-    Py_INCREF(&SeatWriterType);
-    if (PyModule_AddObject(m, "Writer", (PyObject *)&WriterType) < 0 ||
-        PyModule_AddObject(m, "SeatWriter", (PyObject *)&SeatWriterType) < 0 ||
-        engine_add_type(m) < 0) {
-        Py_DECREF(m);
-        return NULL;
-    }
+    PyObject *m = writer_module(&fast_module, &WriterType, &SeatWriterType);
+    if (m != NULL && engine_add_type(m) < 0)
+        Py_CLEAR(m);
     return m;
 }
