@@ -224,12 +224,16 @@ def test_a_project_with_its_own_envs_and_training_packages_imports_both(tmp_path
     assert done.stdout.split() == ["both"], done.stdout + done.stderr
 
 
-def test_the_daifugo_compiled_core_is_in_the_wheel_and_its_source_in_the_sdist(tmp_path):
-    # the sdist carries envs/daifugo/_fast.c (and no build of it); a wheel built from that
-    # sdist carries the module compiled (where this Python can compile), not its source
+def test_a_wheel_built_from_the_sdist_carries_every_compiled_core(tmp_path):
+    # the sdist carries every C source and header MANIFEST.in names (and no build of them); a
+    # wheel built from that sdist alone carries each compiled core (where this Python can
+    # compile), not their sources
     from climbrl.envs.daifugo import compiled as daifugo_core
+    from climbrl.envs.doudizhu import compiled as doudizhu_core
 
-    source = "envs/daifugo/_fast.c"
+    sources = [line.split()[1] for line in (ROOT / "MANIFEST.in").read_text().splitlines()
+               if line.startswith("include envs/") and line.endswith((".c", ".h"))]
+    assert "envs/daifugo/_fast.c" in sources and "envs/doudizhu/_engine.c" in sources
     done = subprocess.run([sys.executable, "setup.py", "-q", "egg_info", "--egg-base",
                            str(tmp_path), "sdist", "--dist-dir", str(tmp_path)],
                           capture_output=True, text=True, cwd=ROOT)
@@ -237,15 +241,16 @@ def test_the_daifugo_compiled_core_is_in_the_wheel_and_its_source_in_the_sdist(t
     (sdist,) = tmp_path.glob("climbrl-*.tar.gz")
     with tarfile.open(sdist) as archive:
         in_sdist = [name.partition("/")[2] for name in archive.getnames()]
-    assert source in in_sdist
-    assert not [n for n in in_sdist if n.startswith("envs/daifugo/_fast.") and n != source]
+    assert set(sources) <= set(in_sdist), sorted(set(sources) - set(in_sdist))
+    assert not [n for n in in_sdist if n.endswith((".so", ".pyd"))]
     done = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w",
                            str(tmp_path), str(sdist)], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     (wheel,) = tmp_path.glob("climbrl-*.whl")
     with zipfile.ZipFile(wheel) as archive:
         in_wheel = archive.namelist()
-    built = [n for n in in_wheel if n.startswith("climbrl/envs/daifugo/_fast")]
-    if daifugo_core.available():
-        assert built and all(n.endswith((".so", ".pyd")) for n in built), built
-    assert f"climbrl/{source}" not in in_wheel and not [n for n in in_wheel if n.endswith(".c")]
+    for game, core in (("daifugo", daifugo_core), ("doudizhu", doudizhu_core)):
+        built = [n for n in in_wheel if n.startswith(f"climbrl/envs/{game}/_fast")]
+        if core.available():
+            assert built and all(n.endswith((".so", ".pyd")) for n in built), built
+    assert not [n for n in in_wheel if n.endswith((".c", ".h"))]
