@@ -87,6 +87,26 @@ def my_turn(page) -> None:
     page.wait_for_function(f"() => ({SURFACE_ANIMATIONS})() === 0")
 
 
+#: turns passed at most while waiting for a turn with a card to play (a 4-player deal of 13
+#: cards each meets one long before)
+MAX_PASSES = 8
+
+
+def my_turn_with_playable_cards(page, side_by_side: bool = False) -> list[dict]:
+    """My turn with a card that can be played (two side by side in the hand, with
+    ``side_by_side``); a turn where nothing of the hand beats the pile is passed. Returns the
+    hand's strips (``STRIPS_JS``). Regression: the drag test met a deal whose first turn of
+    ours had nothing that beat the pile, and failed looking for a card to click."""
+    for _ in range(MAX_PASSES):
+        my_turn(page)
+        strips = page.evaluate(STRIPS_JS)
+        free = {i for i, s in enumerate(strips) if "cannot be played" not in s["label"]}
+        if free and (not side_by_side or any(i + 1 in free for i in free)):
+            return strips
+        table(page).get_by_role("button", name="Pass", exact=True).click()
+    raise AssertionError(f"no turn with a card to play in {MAX_PASSES} turns")
+
+
 def felt_point(page) -> tuple[float, float]:
     point = page.evaluate(FELT_POINT_JS)
     assert point, "no bare felt at the point the drags start from"
@@ -121,7 +141,7 @@ def test_angled_clicks_land_on_the_card_under_the_pointer(browser, new_page, tab
         page = new_page(context)
         start_game(page, table_server, "Daifugo", "Easy", players=4, name="Ann")
         assert_view(page, "angled")  # the default on a wide screen
-        my_turn(page)
+        my_turn_with_playable_cards(page)
         # the pile (on the tilted felt), the action buttons and the toggle: each is the element
         # under its centre
         for selector in ("#pile", "#actions button", ".view-toggle button"):
@@ -214,7 +234,7 @@ def test_drag_on_the_felt_turns_the_table_and_lifts_no_card(browser, new_page, t
     try:
         page = new_page(context)
         start_game(page, table_server, "Daifugo", "Easy", players=4, name="Ann")
-        my_turn(page)
+        my_turn_with_playable_cards(page)
         resting = page.evaluate(SURFACE_TRANSFORM)
         assert resting.startswith("matrix3d(")
         during = drag(page, felt_point(page), DRAG_PX)
@@ -252,10 +272,9 @@ def test_drag_across_cards_lifts_them_in_the_angled_view(browser, new_page, tabl
     try:
         page = new_page(context)
         start_game(page, table_server, "Daifugo", "Easy", players=4, name="Ann")
-        my_turn(page)
+        strips = my_turn_with_playable_cards(page, side_by_side=True)
         resting = page.evaluate(SURFACE_TRANSFORM)
         cards = hand_buttons(page)
-        strips = page.evaluate(STRIPS_JS)
         free = [i for i, s in enumerate(strips) if "cannot be played" not in s["label"]]
         k = next(i for i in free if i + 1 in free)
         a, b = strips[k], strips[k + 1]
