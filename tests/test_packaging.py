@@ -67,15 +67,21 @@ def test_pyproject_lists_every_package_of_the_tree():
     assert data == set(install.FOLDERS)
 
 
+def wheel_names(source: Path, folder: Path) -> list[str]:
+    """The paths in the wheel ``pip wheel`` builds from ``source`` (a source tree or an
+    sdist) into ``folder``."""
+    done = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w",
+                           str(folder), str(source)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    (wheel,) = folder.glob("climbrl-*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        return archive.namelist()
+
+
 def test_the_wheel_holds_nothing_but_climbrl(tmp_path):
     # regression: the wheel installed four generic top-level packages (envs, policies,
     # training, benchmarks), which clashed with a research project's own folders
-    done = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w",
-                           str(tmp_path), str(ROOT)], capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
-    (wheel,) = tmp_path.glob("climbrl-*.whl")
-    with zipfile.ZipFile(wheel) as archive:
-        names = archive.namelist()
+    names = wheel_names(ROOT, tmp_path)
     top = {name.split("/")[0] for name in names}
     assert top == {PACKAGE, f"climbrl-{climbrl.__version__}.dist-info"}, sorted(top)
     for needed in ("climbrl/envs/daifugo/engine.py", "climbrl/play/page/index.html",
@@ -243,12 +249,7 @@ def test_a_wheel_built_from_the_sdist_carries_every_compiled_core(tmp_path):
         in_sdist = [name.partition("/")[2] for name in archive.getnames()]
     assert set(sources) <= set(in_sdist), sorted(set(sources) - set(in_sdist))
     assert not [n for n in in_sdist if n.endswith((".so", ".pyd"))]
-    done = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w",
-                           str(tmp_path), str(sdist)], capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
-    (wheel,) = tmp_path.glob("climbrl-*.whl")
-    with zipfile.ZipFile(wheel) as archive:
-        in_wheel = archive.namelist()
+    in_wheel = wheel_names(sdist, tmp_path)
     for game, core in (("daifugo", daifugo_core), ("doudizhu", doudizhu_core)):
         built = [n for n in in_wheel if n.startswith(f"climbrl/envs/{game}/_fast")]
         if core.available():
