@@ -134,8 +134,9 @@ def measure_all(seconds: float, repeats: int, seed: int = 0) -> dict[str, dict[s
 def main(argv=None) -> dict:
     args = parser(__doc__.splitlines()[0]).parse_args(argv)
     print(f"machine: {machine()}", flush=True)
-    print(f"compiled core: {compiled_core()}", flush=True)
-    out = {"machine": machine(), "compiled_core": compiled_core(),
+    core = compiled_core()
+    print(f"compiled core: {core}", flush=True)
+    out = {"machine": machine(), "compiled_core": core,
            **measure_all(args.seconds, args.repeats, args.seed)}
     write_json(args.json, out)
     return out

@@ -224,9 +224,10 @@ def main(argv: list[str] | None = None) -> dict:
                    help="time the classic game only, not the variants (" + ", ".join(VARIANTS) + ")")
     args = p.parse_args(argv)
     print(f"machine: {machine()}", flush=True)
-    print(f"compiled core: {compiled_core()}", flush=True)
+    core = compiled_core()
+    print(f"compiled core: {core}", flush=True)
     variants = {} if args.classic_only else None
-    out = {"machine": machine(), "compiled_core": compiled_core(),
+    out = {"machine": machine(), "compiled_core": core,
            **measure_all(args.seconds, args.repeats, args.seed, args.hands, variants)}
     write_json(args.json, out)
     return out

@@ -20,7 +20,7 @@ from compiled_helpers import needs_compiler, play_side_by_side
 
 from climbrl.envs import doudizhu_v1
 from climbrl.envs.core.game import IllegalActionError
-from climbrl.envs.doudizhu import DoudizhuConfig, DoudizhuGame, Phase, compiled, laizi
+from climbrl.envs.doudizhu import DoudizhuConfig, DoudizhuGame, compiled, laizi
 from climbrl.envs.doudizhu.cards import NUMBER_RANKS, UNIT
 
 from doudizhu_variants import VARIANTS

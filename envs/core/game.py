@@ -143,7 +143,8 @@ class SeatBuffers:
         self.game = game
         self.num_actions = game.num_actions
         self.fresh = getattr(game, "fresh_observation", None)
-        make = getattr(game, "seat_observer", None)
+        # a game that makes the whole dict itself needs no seat observers of this env
+        make = None if self.fresh is not None else getattr(game, "seat_observer", None)
         self.observers = [make(seat) for seat in range(game.num_players)] if make else None
         self.pairs = None
         if self.observers and all(hasattr(o, "observation_and_mask") for o in self.observers):
