@@ -206,12 +206,12 @@ def test_the_env_gets_new_arrays_of_its_own_from_the_compiled_observer():
 def test_the_compiled_mask_refuses_bad_input_with_an_error():
     game = DaifugoGame(Rules.preset("daifugo", 3), pure=False)
     state = game.new_state(np.random.default_rng(0))
-    liar = SimpleNamespace(**_state_facts(state), legal_actions=lambda: [game.num_actions])
+    liar = SimpleNamespace(**_state_facts(state), _legal_ids=lambda: [game.num_actions])
     observer = game.seat_observer(state.current_player)
     with pytest.raises(ValueError, match=f"legal action id {game.num_actions} is outside"):
         observer.observation_and_mask(liar)
-    liar.legal_actions = lambda: (0,)
-    with pytest.raises(TypeError, match=r"state.legal_actions\(\) must return a list"):
+    liar._legal_ids = lambda: (0,)
+    with pytest.raises(TypeError, match=r"state._legal_ids\(\) must return a list"):
         observer.observation_and_mask(liar)
     c_writer = game._fast_writer()._c
     buf = np.zeros(game.layout.size, np.float32)

@@ -213,9 +213,10 @@ class CardGameEnv(AECEnv, EzPickle):
         return self.game.action_from_str(text, self.game_state)
 
     def legal_actions(self) -> list[int]:
-        """Legal action ids for the agent to move (a new list: the caller's own)."""
+        """Legal action ids for the agent to move (a new list: the caller's own, as every
+        engine's ``State.legal_actions`` returns)."""
         state = self._started("legal_actions")
-        return [] if state.terminal else list(state.legal_actions())
+        return [] if state.terminal else state.legal_actions()
 
     # -- internals ------------------------------------------------------------------------
 

@@ -61,7 +61,8 @@ class State(Protocol):
     terminal: bool
 
     def legal_actions(self) -> list[int]:
-        """Catalog ids of the legal actions for ``current_player``."""
+        """Catalog ids of the legal actions for ``current_player``, in a new list (the
+        caller's own: changing it changes nothing in the state)."""
 
     def apply(self, action: int) -> Sequence[float] | None:
         """Play ``action`` for ``current_player``. Returns the reward of each seat earned by this

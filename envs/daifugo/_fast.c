@@ -72,7 +72,7 @@ static const char *attr_texts[NUM_ATTRS] = {
     "terminal"};
 static PyObject *attr_names[NUM_ATTRS];
 /* the methods called, interned once */
-static PyObject *s_copy, *s_legal_actions;
+static PyObject *s_copy, *s_legal_ids;
 
 /* the fields the writer writes, in the order of the spec's "fields" and of Writer.at */
 enum {
@@ -757,16 +757,17 @@ static PyObject *SeatWriter_observe(SeatWriter *self, PyObject *state)
     return self->out;
 }
 
-/* the legal ids of the seat to move, set in mask (a new int8 array of one slot per action) */
+/* the legal ids of the seat to move, set in mask (a new int8 array of one slot per action):
+ * the state's own list (state._legal_ids(), read only here: legal_actions() would copy it) */
 static int set_moves(Writer *w, PyObject *state, PyObject *mask)
 {
-    PyObject *ids = PyObject_CallMethodNoArgs(state, s_legal_actions);
+    PyObject *ids = PyObject_CallMethodNoArgs(state, s_legal_ids);
     if (ids == NULL)
         return -1;
     int rc = -1;
     Py_buffer view;
     if (!PyList_Check(ids)) {
-        PyErr_SetString(PyExc_TypeError, "state.legal_actions() must return a list");
+        PyErr_SetString(PyExc_TypeError, "state._legal_ids() must return a list");
         goto done;
     }
     if (get_mask_buffer(w, mask, &view))
@@ -842,7 +843,7 @@ PyMODINIT_FUNC PyInit__fast(void)
         if ((attr_names[a] = PyUnicode_InternFromString(attr_texts[a])) == NULL)
             return NULL;
     if ((s_copy = PyUnicode_InternFromString("copy")) == NULL ||
-        (s_legal_actions = PyUnicode_InternFromString("legal_actions")) == NULL)
+        (s_legal_ids = PyUnicode_InternFromString("_legal_ids")) == NULL)
         return NULL;
     return writer_module(&fast_module, &WriterType, &SeatWriterType);
 }

@@ -834,6 +834,11 @@ class DaifugoState:
     # -- legal moves ---------------------------------------------------------------------------
 
     def legal_actions(self) -> list[int]:
+        """The legal ids, in a new list (the caller's own: changing it changes nothing here)."""
+        return list(self._legal_ids())
+
+    def _legal_ids(self) -> list[int]:
+        """The state's own list of the legal ids (made once per turn; never handed out)."""
         legal = self._legal
         if legal is None:
             legal = self._legal = self._generate()
@@ -978,7 +983,7 @@ class DaifugoState:
     def apply(self, action: int) -> list[float] | None:
         if type(action) is not int:
             action = as_action(action)
-        legal = self._legal if self._legal is not None else self.legal_actions()
+        legal = self._legal_ids()
         if action not in legal:
             self._raise_illegal(action)
         self._legal = None

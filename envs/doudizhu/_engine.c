@@ -78,6 +78,16 @@ typedef struct {
     Py_ssize_t n, cap;
 } Ids;
 
+/* An observation vector or mask handed out, kept by the engine that made it: once the
+ * engine's reference is its only one (every caller has let go of it, so nothing outside can
+ * see it change) it is handed out again, rewritten, instead of making a new array (a new
+ * four-player mask is 81,294 zeroed bytes, more than the rest of the observation costs). */
+typedef struct {
+    PyObject *array; /* NULL: none kept in this slot */
+    Ids set;         /* a mask: the ids set in it when it was handed out */
+} Spare;
+#define SPARES 4 /* arrays of each kind kept (a loop holds one or two at a time) */
+
 /* a hand's counts and the ranks it holds at least one and two cards of, ascending */
 typedef struct {
     unsigned char c[NUM_RANKS];
@@ -108,6 +118,7 @@ typedef struct {
     Ids out;
     /* the observation's arrays: np.empty(size, float32) and np.zeros(actions, int8) */
     PyObject *empty, *zeros, *float32, *mask_args[2];
+    Spare vectors[SPARES], masks[SPARES]; /* those handed out, kept to be handed out again */
 } Engine;
 
 /* the state attributes read and written, interned once */
@@ -175,9 +186,8 @@ static int build_key_table(Engine *e)
 
 /* -- the list being made ------------------------------------------------------------------- */
 
-static int push(Engine *e, int id)
+static int ids_push(Ids *o, int id)
 {
-    Ids *o = &e->out;
     if (o->n == o->cap) {
         Py_ssize_t cap = o->cap ? 2 * o->cap : FIRST_CAPACITY;
         int *ids = PyMem_Realloc(o->ids, (size_t)cap * sizeof(int));
@@ -191,6 +201,8 @@ static int push(Engine *e, int id)
     o->ids[o->n++] = id;
     return 0;
 }
+
+static int push(Engine *e, int id) { return ids_push(&e->out, id); }
 
 static int missing(void)
 {
@@ -997,55 +1009,173 @@ static PyObject *state_legal(Engine *e, PyObject *state)
     return legal;
 }
 
-static int fill_mask(Engine *e, PyObject *mask, PyObject *legal)
+/* A kept array of kept that no caller holds any more, still a writable C-contiguous vector
+ * of format and bytes, held in view (the caller releases it): a new reference and its slot in
+ * *slot. NULL (no error) when none is free; a kept array a caller changed (its shape, dtype or
+ * flags) is let go of. */
+static PyObject *take_spare(Spare *kept, const char *format, Py_ssize_t bytes, Py_buffer *view,
+                            int *slot)
 {
-    Py_buffer view;
+    for (int i = 0; i < SPARES; i++) {
+        PyObject *array = kept[i].array;
+        if (array == NULL || Py_REFCNT(array) != 1)
+            continue;
+        if (PyObject_GetBuffer(array, view,
+                               PyBUF_WRITABLE | PyBUF_FORMAT | PyBUF_ND | PyBUF_C_CONTIGUOUS) == 0) {
+            if (view->ndim == 1 && view->format != NULL && strcmp(view->format, format) == 0) {
+                if (view->len == bytes) {
+                    Py_INCREF(array);
+                    *slot = i;
+                    return array;
+                }
+                PyBuffer_Release(view);
+                continue; /* another layout's vector (engines serve every history length) */
+            }
+            PyBuffer_Release(view);
+        }
+        PyErr_Clear();
+        Py_CLEAR(kept[i].array);
+    }
+    return NULL;
+}
+
+/* keeps array (being handed out) in a free slot of kept: its slot, or -1 when none is free */
+static int keep_spare(Spare *kept, PyObject *array)
+{
+    for (int i = 0; i < SPARES; i++)
+        if (kept[i].array == NULL) {
+            Py_INCREF(array);
+            kept[i].array = array;
+            kept[i].set.n = 0;
+            return i;
+        }
+    return -1;
+}
+
+static void free_spares(Spare *kept)
+{
+    for (int i = 0; i < SPARES; i++) {
+        Py_CLEAR(kept[i].array);
+        PyMem_Free(kept[i].set.ids);
+        kept[i].set.ids = NULL;
+    }
+}
+
+/* a new reference to a writable array of format and bytes in view (the caller releases it):
+ * a kept one no caller holds, else a new one made by make(args) and kept where there is
+ * room; *slot is its slot (-1: not kept), *fresh whether it was just made */
+static PyObject *spare_or_new(Spare *kept, const char *format, Py_ssize_t bytes,
+                              PyObject *make, PyObject *const *args, Py_buffer *view, int *slot,
+                              int *fresh)
+{
+    PyObject *array = take_spare(kept, format, bytes, view, slot);
+    *fresh = array == NULL;
+    if (array != NULL)
+        return array;
+    if ((array = PyObject_Vectorcall(make, args, 2, NULL)) == NULL)
+        return NULL;
+    if (PyObject_GetBuffer(array, view, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0) {
+        Py_DECREF(array);
+        return NULL;
+    }
+    if (view->len != bytes) {
+        PyErr_SetString(PyExc_ValueError, "numpy made an array of another size");
+        PyBuffer_Release(view);
+        Py_DECREF(array);
+        return NULL;
+    }
+    *slot = keep_spare(kept, array);
+    return array;
+}
+
+/* whether any of len bytes is not zero; built for AVX2 too where the compiler can pick at
+ * load time (reading a four-player mask takes about half the time with it) */
+#if defined(__GNUC__) && defined(__x86_64__) && defined(__has_attribute)
+#if __has_attribute(target_clones)
+__attribute__((target_clones("avx2", "default")))
+#endif
+#endif
+static int any_set(const char *bytes, Py_ssize_t len)
+{
+    uint64_t any = 0, word;
+    Py_ssize_t i = 0;
+    for (; i + (Py_ssize_t)sizeof word <= len; i += sizeof word) {
+        memcpy(&word, bytes + i, sizeof word);
+        any |= word;
+    }
+    for (; i < len; i++)
+        any |= (unsigned char)bytes[i];
+    return any != 0;
+}
+
+/* zeroes a mask handed out again: the ids it was handed out with, then, should its last
+ * holder have written into it, the rest */
+static void clear_mask(char *bytes, Py_ssize_t len, Ids *set)
+{
+    for (Py_ssize_t i = 0; i < set->n; i++)
+        bytes[set->ids[i]] = 0;
+    set->n = 0;
+    if (any_set(bytes, len))
+        memset(bytes, 0, (size_t)len);
+}
+
+/* sets the legal ids in the mask's bytes, noting them in set (NULL: a mask not kept) */
+static int fill_mask(Engine *e, char *bytes, PyObject *legal, Ids *set)
+{
     PyObject *seq = PySequence_Fast(legal, "legal actions must be a sequence");
     if (seq == NULL)
         return -1;
-    if (PyObject_GetBuffer(mask, &view, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0) {
-        Py_DECREF(seq);
-        return -1;
-    }
     int rc = 0;
-    char *bytes = view.buf;
     Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
     for (Py_ssize_t i = 0; i < n && !rc; i++) {
         long a = PyLong_AsLong(PySequence_Fast_GET_ITEM(seq, i));
-        if ((a == -1 && PyErr_Occurred()) || check_id(e, a))
+        if ((a == -1 && PyErr_Occurred()) || check_id(e, a) ||
+            (set != NULL && ids_push(set, (int)a)))
             rc = -1;
         else
             bytes[a] = 1;
     }
-    PyBuffer_Release(&view);
     Py_DECREF(seq);
     return rc;
 }
 
-/* a new float32 vector holding writer's observation of seat in state */
+/* a float32 vector holding writer's observation of seat in state (a new reference) */
 static PyObject *new_observation(Engine *e, Writer *writer, PyObject *state, int seat)
 {
     Py_buffer view;
+    int slot, fresh;
     PyObject *args[2] = {PyLong_FromSsize_t(writer_size(writer)), e->float32};
     if (args[0] == NULL)
         return NULL;
-    PyObject *obs = PyObject_Vectorcall(e->empty, args, 2, NULL);
+    PyObject *obs = spare_or_new(e->vectors, "f", writer_size(writer) * (Py_ssize_t)sizeof(float),
+                                 e->empty, args, &view, &slot, &fresh);
     Py_DECREF(args[0]);
     if (obs == NULL)
         return NULL;
-    if (PyObject_GetBuffer(obs, &view, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0) {
-        Py_DECREF(obs);
-        return NULL;
-    }
-    int rc = -1;
-    if (view.len != writer_size(writer) * (Py_ssize_t)sizeof(float))
-        PyErr_SetString(PyExc_ValueError, "np.empty made a vector of another size");
-    else
-        rc = writer_fill(writer, view.buf, state, seat);
+    int rc = writer_fill(writer, view.buf, state, seat); /* every entry, from scratch */
     PyBuffer_Release(&view);
     if (rc)
         Py_CLEAR(obs);
     return obs;
+}
+
+/* the int8 mask of legal (NULL: no legal moves) as a new reference */
+static PyObject *new_mask(Engine *e, PyObject *legal)
+{
+    Py_buffer view;
+    int slot, fresh;
+    PyObject *mask = spare_or_new(e->masks, "b", e->num_actions, e->zeros, e->mask_args, &view,
+                                  &slot, &fresh);
+    if (mask == NULL)
+        return NULL;
+    Ids *set = slot < 0 ? NULL : &e->masks[slot].set;
+    if (!fresh)
+        clear_mask(view.buf, view.len, set);
+    int rc = legal == NULL ? 0 : fill_mask(e, view.buf, legal, set);
+    PyBuffer_Release(&view);
+    if (rc)
+        Py_CLEAR(mask); /* the ids set so far are noted: the next clear_mask clears them */
+    return mask;
 }
 
 static PyObject *Engine_observation(Engine *self, PyObject *const *args, Py_ssize_t nargs)
@@ -1067,18 +1197,15 @@ static PyObject *Engine_observation(Engine *self, PyObject *const *args, Py_ssiz
     obs = new_observation(self, (Writer *)args[0], state, (int)seat);
     if (obs == NULL)
         goto done;
-    mask = PyObject_Vectorcall(self->zeros, self->mask_args, 2, NULL);
-    if (mask == NULL)
-        goto done;
     if (seat == to_move) {
         PyObject *terminal = PyObject_GetAttr(state, s_terminal);
         int over = terminal == NULL ? -1 : PyObject_IsTrue(terminal);
         Py_XDECREF(terminal);
-        if (over < 0)
-            goto done;
-        if (!over && ((legal = state_legal(self, state)) == NULL || fill_mask(self, mask, legal)))
+        if (over < 0 || (!over && (legal = state_legal(self, state)) == NULL))
             goto done;
     }
+    if ((mask = new_mask(self, legal)) == NULL)
+        goto done;
     out = PyDict_New();
     if (out != NULL && (PyDict_SetItem(out, s_observation, obs) ||
                         PyDict_SetItem(out, s_action_mask, mask)))
@@ -1306,6 +1433,8 @@ static void Engine_dealloc(Engine *self)
     PyMem_Free(self->columns);
     PyMem_Free(self->shortfall);
     PyMem_Free(self->out.ids);
+    free_spares(self->vectors);
+    free_spares(self->masks);
     Py_XDECREF(self->empty);
     Py_XDECREF(self->zeros);
     Py_XDECREF(self->float32);
