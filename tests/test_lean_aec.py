@@ -128,6 +128,9 @@ def _misuse(env, case: str):
                         env.step(None)  # never reached: the iterator refuses first
                 elif case == "a live agent stepped with None":
                     env.step(None)
+                elif case == "a turn of agent_iter without a step":
+                    for _agent in env.agent_iter():
+                        pass
         except Exception as err:  # noqa: BLE001 (compared, not handled)
             return f"{type(err).__name__}: {err}"
     return sorted(f"{w.category.__name__}: {w.message}" for w in caught)
@@ -136,7 +139,7 @@ def _misuse(env, case: str):
 MISUSES = ["step before reset", "observe before reset", "last before reset",
            "agent_iter before reset", "illegal action", "action out of range", "float action",
            "stepping after the end", "two steps in one turn of agent_iter",
-           "a live agent stepped with None"]
+           "a live agent stepped with None", "a turn of agent_iter without a step"]
 
 
 @pytest.mark.parametrize("case", MISUSES)

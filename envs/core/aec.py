@@ -39,6 +39,7 @@ try:
     from gymnasium import spaces
     from gymnasium.utils import EzPickle
     from pettingzoo import AECEnv
+    from pettingzoo.utils.env_logger import EnvLogger
     from pettingzoo.utils.wrappers import OrderEnforcingWrapper
     from pettingzoo.utils.wrappers.order_enforcing import (
         AECOrderEnforcingIterable,
@@ -99,6 +100,8 @@ class CardGameEnv(AECEnv, EzPickle):
         #: the engine state (named so as not to hide PettingZoo's ``AECEnv.state()``)
         self.game_state: State | None = None
         self._buffers = SeatBuffers(game)
+        #: resets and steps so far (the checking layer's ``agent_iter`` asks for one a turn)
+        self._moves = 0
 
     # -- PettingZoo API ------------------------------------------------------------------
 
@@ -120,6 +123,7 @@ class CardGameEnv(AECEnv, EzPickle):
             values.update(dict.fromkeys(self.agents, start))
         self.infos.clear()
         self._rewarded = False
+        self._moves += 1
         self.agent_selection = self.possible_agents[self.game_state.current_player]
         self._refresh_infos()
         if self.render_mode == "human":
@@ -136,14 +140,20 @@ class CardGameEnv(AECEnv, EzPickle):
         reward, termination, truncation and info, read without going through ``observe``'s
         checks of a name the env chose itself."""
         agent = self.agent_selection
-        if observe:
-            observation = self._buffers.observe(self._started("observe"), self._seat[agent])
-        else:
+        if not observe:
             observation = None
+        elif self.game_state is None:
+            raise RuntimeError("call reset() before observe()")
+        else:
+            observation = self._buffers.observe(self.game_state, self._seat[agent])
         return (observation, self._cumulative_rewards[agent], self.terminations[agent],
                 self.truncations[agent], self.infos[agent])
 
     def step(self, action) -> None:
+        if not self.agents:  # every agent is done and stepped: PettingZoo's warning
+            EnvLogger.warn_step_after_terminated_truncated()
+            return
+        self._moves += 1
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
@@ -293,6 +303,8 @@ class OrderEnforced(OrderEnforcingWrapper):
     through two ``__getattr__`` layers). The wrapped env checks the action itself (its type,
     an id out of range or illegal: the game ends, as PettingZoo's ``TerminateIllegalWrapper``)."""
 
+    _turn_at = -1
+    """the wrapped env's count of moves when ``agent_iter`` last handed out a turn"""
     agents = _after_reset("agents")
     agent_selection = _after_reset("agent_selection")
     rewards = _after_reset("rewards")
@@ -300,25 +312,17 @@ class OrderEnforced(OrderEnforcingWrapper):
     truncations = _after_reset("truncations")
     infos = _after_reset("infos")
 
-    def last(self, observe: bool = True):
-        if not self._has_reset:
-            return super().last(observe)
-        return self.env.last(observe)
-
-    def step(self, action) -> None:
-        if self._has_reset and self.env.agents:
-            self._has_updated = True
-            self.env.step(action)
-        else:
-            super().step(action)
-
-    def observe(self, agent):
-        if not self._has_reset:
-            return super().observe(agent)
-        return self.env.observe(agent)
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        super().reset(seed=seed, options=options)
+        if "step" not in self.__dict__:
+            # reset once: the calls of a loop are the env's own methods from now on (the env
+            # checks actions and warns of a step after the end as this wrapper does)
+            env = self.env
+            self.last, self.step, self.observe = env.last, env.step, env.observe
+            self.legal_actions = env.legal_actions
 
     def legal_actions(self) -> list[int]:
-        """The wrapped env's :meth:`CardGameEnv.legal_actions`, without ``__getattr__``."""
+        """The wrapped env's :meth:`CardGameEnv.legal_actions` (before ``reset``: its error)."""
         return self.env.legal_actions()
 
     def agent_iter(self, max_iter: int = 2**63):
@@ -333,7 +337,9 @@ class _OrderedTurns(AECOrderEnforcingIterable):
 
 
 class _OrderedTurnIterator(AECOrderEnforcingIterator):
-    """``AECOrderEnforcingIterator`` reading the wrapped env's agents without ``__getattr__``."""
+    """``AECOrderEnforcingIterator`` reading the wrapped env directly: a turn without a
+    ``step()`` or ``reset()`` since the last one handed out (the wrapped env counts them) is
+    the stock iterator's error."""
 
     def __next__(self):
         wrapper = self.env
@@ -341,9 +347,9 @@ class _OrderedTurnIterator(AECOrderEnforcingIterator):
         if not env.agents or self.iters_til_term <= 0:
             raise StopIteration
         self.iters_til_term -= 1
-        if not wrapper._has_updated:
+        if env._moves == wrapper._turn_at:
             raise AssertionError("need to call step() or reset() in a loop over `agent_iter`")
-        wrapper._has_updated = False
+        wrapper._turn_at = env._moves
         return env.agent_selection
 
 

@@ -150,6 +150,8 @@ class SeatBuffers:
         self.pairs = None
         if self.observers and all(hasattr(o, "observation_and_mask") for o in self.observers):
             self.pairs = [o.observation_and_mask for o in self.observers]
+        if self.fresh is not None:
+            self.observe = self.fresh  # the compiled call itself, no Python frame on the way
 
     def observe(self, state: State, seat: int) -> dict[str, np.ndarray]:
         if self.fresh is not None:
