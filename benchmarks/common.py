@@ -121,6 +121,8 @@ def compiled_core_line(compiled, game) -> str:
     return f"built, not in use: {compiled.PURE_ENV}=1 (pure Python)"
 
 
+RATIO = "env/engine"
+"""the key of the median env/engine ratios in a benchmark's JSON"""
 ENV_TARGET = 0.35
 """the least share of its engine's random-play steps/s an env should keep (observation and
 mask every step)"""
@@ -128,16 +130,21 @@ mask every step)"""
 
 def print_ratios(title: str, steps: dict[str, list[float]], pairs: dict[str, str],
                  target: float = ENV_TARGET) -> dict[str, float]:
-    """For each ``env case -> engine case`` of ``pairs``, the env's median steps/s over its
-    engine's, from this run's figures; a line per case, flagged below ``target``."""
+    """For each ``env case -> engine case`` of ``pairs``, the env's steps/s over its engine's
+    repetition by repetition (the two measured one after the other, so a slow spell of a shared
+    machine slows both), and the median of those ratios, with the least and the most; a line
+    per case, flagged when the median is below ``target``. More repetitions of shorter
+    measurements (``--repeats 15 --seconds 0.2``) give a sturdier median where the machine's
+    speed swings."""
     print(f"\n{title}")
-    print(f"{'case':<44}{'env/engine':>14}  target >= {target:g}")
+    print(f"{'case':<44}{'env/engine':>14}{'min':>8}{'max':>8}  target >= {target:g}")
     ratios = {}
     for env_case, engine_case in pairs.items():
-        ratio = summary(steps[env_case])[0] / summary(steps[engine_case])[0]
+        each = [env / engine for env, engine in zip(steps[env_case], steps[engine_case])]
+        ratio, lo, hi = summary(each)
         ratios[env_case] = ratio
         flag = "" if ratio >= target else "  (below target)"
-        print(f"{env_case:<44}{ratio:>14.2f}{flag}", flush=True)
+        print(f"{env_case:<44}{ratio:>14.2f}{lo:>8.2f}{hi:>8.2f}{flag}", flush=True)
     return ratios
 
 

@@ -21,11 +21,11 @@ import random
 import time
 
 import numpy as np
-
 from climbrl.envs import daifugo_v1, president_v1, uecda_v1
 from climbrl.envs.daifugo import DaifugoGame, Rules, compiled
 
 from .common import (
+    RATIO,
     compiled_core_line,
     machine,
     measure,
@@ -122,8 +122,9 @@ def measure_all(seconds: float, repeats: int, seed: int = 0) -> dict[str, dict[s
             lambda game=game, seeds=itertools.count(seed): {US: legal_move_us(game, next(seeds))})
     out = measure(play, repeats, {STEPS: "Daifugo, President and UECda random play, steps/s "
                                          "(engine: legal moves + apply; env: + observation + mask)"})
-    print_ratios("Daifugo, President and UECda: env steps/s over the engine's (this run)",
-                 out[STEPS], {f"{p} {n}p env()": f"{p} {n}p engine" for p, n in CONFIGS})
+    out[RATIO] = print_ratios(
+        "Daifugo, President and UECda: env steps/s over the engine's (this run)",
+        out[STEPS], {f"{p} {n}p env()": f"{p} {n}p engine" for p, n in CONFIGS})
     print_bytes("Daifugo, President and UECda: memory",
                 {f"{p} {n}p env()": lambda p=p, n=n: MODULES[p].env(players=n) for p, n in CONFIGS})
     out.update(measure(legal, repeats, {US: "Daifugo, President and UECda legal-move generation, "

@@ -34,6 +34,7 @@ import time
 import numpy as np
 
 from .common import (
+    RATIO,
     compiled_core_line,
     machine,
     measure,
@@ -212,7 +213,8 @@ def measure_all(seconds: float, repeats: int, seed: int = 0, hands: int = 20000,
     out.update(measure(play, repeats, {
         STEPS: "Dou Dizhu random play, steps/s (bids count as steps; env target >= 15,000)",
         GAMES: "Dou Dizhu random play, games/s"}))
-    print_ratios("Dou Dizhu: env steps/s over the engine's (this run)", out[STEPS], pairs)
+    out[RATIO] = print_ratios("Dou Dizhu: env steps/s over the engine's (this run)",
+                              out[STEPS], pairs)
     print_bytes("Dou Dizhu: memory", {"doudizhu_v1.env()": doudizhu_v1.env})
     return out
 

@@ -199,6 +199,7 @@ one out of range a `ValueError`, each naming the argument.
 from __future__ import annotations
 
 from climbrl.envs.core.aec import CardGameEnv, wrap
+from climbrl.envs.doudizhu.config import Phase
 from climbrl.envs.doudizhu.engine import DoudizhuConfig, DoudizhuGame
 
 
@@ -250,6 +251,9 @@ class raw_env(CardGameEnv):  # noqa: N801 (PettingZoo's name)
 
     def step(self, action) -> None:
         state = self.game_state
+        if state is None or state.phase is Phase.PLAY:
+            # roles are settled: only the end changes the infos, refreshed with its rewards
+            return super().step(action)
         stage = (state.phase, state.redeals)
         super().step(action)
         if (state.phase, state.redeals) != stage and not state.terminal:

@@ -11,12 +11,11 @@ import random
 
 import numpy as np
 import pytest
-
 from climbrl.envs import daifugo_v1, doudizhu_v1, president_v1, uecda_v1
+from climbrl.envs.core.game import seat_observation
 from climbrl.envs.daifugo import DaifugoGame, Rules
 from climbrl.envs.daifugo import observation as daifugo_observation
 from climbrl.envs.doudizhu import DoudizhuConfig, DoudizhuGame, compiled
-from climbrl.envs.core.game import seat_observation
 
 needs_build = pytest.mark.skipif(not compiled.available(), reason="the compiled core (_fast) "
                                  "is not built here")

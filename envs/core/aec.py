@@ -161,7 +161,8 @@ class CardGameEnv(AECEnv, EzPickle):
         state = self.game_state
         # an int (or numpy integer, or a one-element integer array); a float, bool, string or
         # None is a TypeError here, before anything changes (never int(12.7) -> 12)
-        action = as_action(action)
+        if type(action) is not int:
+            action = as_action(action)
         self._cumulative_rewards[agent] = 0.0
         if self._rewarded:
             self._clear_rewards()

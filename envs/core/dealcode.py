@@ -9,11 +9,23 @@ mistyped or foreign code fails with a clear ``ValueError`` instead of starting a
 
 from __future__ import annotations
 
+import string
 import zlib
 from dataclasses import dataclass
 
 ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 _DIGIT = {c: i for i, c in enumerate(ALPHABET)}
+_INT_DIGITS = string.digits + string.ascii_lowercase
+"""the digits ``int(text, base)`` reads, in order"""
+_OWNER_DIGIT = bytes.maketrans(bytes(range(len(_INT_DIGITS))), _INT_DIGITS.encode())
+"""owner ``i`` (a byte) -> its digit for ``int(text, base)``"""
+_PAIR_BITS = 10
+_PAIR_MASK = (1 << _PAIR_BITS) - 1
+_PAIRS = [high + low for high in ALPHABET for low in ALPHABET]
+"""the two base 32 digits of each 10-bit number, in its order"""
+_PAIRS_PER_CHUNK = 6
+_CHUNK_BITS = _PAIR_BITS * _PAIRS_PER_CHUNK
+_CHUNK_MASK = (1 << _CHUNK_BITS) - 1
 SEED_BITS = 64
 CHECK_BITS = 16
 
@@ -33,18 +45,30 @@ class Deal:
 
 def encode(tag: str, deal: Deal, seats: int) -> str:
     radix = seats + 1
-    value = deal.seed
-    value = value * seats + deal.first_seat
-    for owner in reversed(deal.owners):
-        value = value * radix + owner
+    if radix > len(_INT_DIGITS):
+        raise ValueError(f"deal codes take at most {len(_INT_DIGITS) - 1} seats, not {seats}")
+    # the owners as the digits of one number in base radix, the last card's most significant
+    # (int() reads them at C speed), under the seed and the first seat
+    owners = bytes(reversed(deal.owners)).translate(_OWNER_DIGIT)
+    value = (deal.seed * seats + deal.first_seat) * radix ** len(deal.owners)
+    if owners:
+        value += int(owners, radix)
     raw = value.to_bytes(max(1, (value.bit_length() + 7) // 8), "big")
     check = zlib.crc32(tag.encode() + raw) & ((1 << CHECK_BITS) - 1)
     value = (value << CHECK_BITS) | check
-    digits = []
+    return f"{tag}-{_base32(value)}"
+
+
+def _base32(value: int) -> str:
+    """``value`` in Crockford base 32, most significant digit first (``"0"`` for 0): two
+    digits (10 bits) at a time from a table, a machine-sized chunk of bits at a time."""
+    pairs = []
     while value:
-        value, d = divmod(value, len(ALPHABET))
-        digits.append(ALPHABET[d])
-    return f"{tag}-{''.join(reversed(digits)) or '0'}"
+        chunk, value = value & _CHUNK_MASK, value >> _CHUNK_BITS
+        for _ in range(_PAIRS_PER_CHUNK):
+            pairs.append(_PAIRS[chunk & _PAIR_MASK])
+            chunk >>= _PAIR_BITS
+    return "".join(reversed(pairs)).lstrip("0") or "0"
 
 
 def decode(tag: str, code: str, cards: int, seats: int) -> Deal:
