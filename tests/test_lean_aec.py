@@ -4,6 +4,8 @@ errors and warnings."""
 
 from __future__ import annotations
 
+import copy
+import pickle
 import random
 import warnings
 
@@ -158,3 +160,32 @@ def test_an_illegal_or_out_of_range_action_ends_the_game_naming_it():
     with pytest.warns(IllegalMoveWarning, match=r"id 1000000000 \(not in the catalog\)"):
         env.step(10**9)
     assert env.rewards[agent] == -1.0 and all(env.terminations.values())
+
+
+@pytest.mark.parametrize("module, kwargs", ENVS, ids=ENV_IDS)
+@pytest.mark.parametrize("copy_env", [copy.deepcopy, lambda env: pickle.loads(pickle.dumps(env))],
+                         ids=["deepcopy", "pickle"])
+def test_regression_a_copied_env_claimed_a_reset_its_copy_never_had(module, kwargs, copy_env):
+    # an env pickles (and deep-copies) as a fresh env of its options (PettingZoo's EzPickle);
+    # the checking layer kept saying it had been reset, so the copy's first step or last()
+    # died on a missing attribute instead of PettingZoo's "reset first" error
+    env = module.env(**kwargs)
+    env.reset(seed=4)
+    for _ in range(3):
+        env.step(env.legal_actions()[0])
+    twin = copy_env(env)
+    with pytest.raises(AssertionError, match="reset"):
+        twin.step(0)
+    with pytest.raises(AttributeError, match="cannot be accessed before reset"):
+        twin.agent_selection  # noqa: B018 (the access is the test)
+    twin.reset(seed=4)
+    env.reset(seed=4)
+    pick = random.Random(4)
+    for agent in twin.agent_iter():
+        assert agent == env.agent_selection
+        obs, _, term, trunc, _ = twin.last()
+        mine = env.last()[0]
+        assert all(np.array_equal(obs[k], mine[k]) for k in obs)
+        action = None if term or trunc else pick.choice(twin.legal_actions())
+        twin.step(action)
+        env.step(action)

@@ -294,6 +294,10 @@ def _after_reset(name: str) -> property:
     return property(read, write, doc=f"the wrapped env's ``{name}`` (after ``reset``)")
 
 
+_LOOP_CALLS = ("last", "step", "observe", "legal_actions")
+"""the calls of a loop that the checking layer hands to the env's own methods once reset"""
+
+
 class OrderEnforced(OrderEnforcingWrapper):
     """The checking layer of every ``env()``: PettingZoo's order enforcing (an
     ``OrderEnforcingWrapper``, with its errors and warnings: acting, observing or rendering
@@ -318,9 +322,16 @@ class OrderEnforced(OrderEnforcingWrapper):
         if "step" not in self.__dict__:
             # reset once: the calls of a loop are the env's own methods from now on (the env
             # checks actions and warns of a step after the end as this wrapper does)
-            env = self.env
-            self.last, self.step, self.observe = env.last, env.step, env.observe
-            self.legal_actions = env.legal_actions
+            for name in _LOOP_CALLS:
+                setattr(self, name, getattr(self.env, name))
+
+    def __getstate__(self) -> dict:
+        # the wrapped env pickles (and deep-copies) as a fresh env of the same options, not
+        # yet reset (PettingZoo's EzPickle): so does this layer, with its errors before reset
+        state = {k: v for k, v in self.__dict__.items()
+                 if k not in _LOOP_CALLS and k != "_turn_at"}
+        state["_has_reset"] = state["_has_updated"] = False
+        return state
 
     def legal_actions(self) -> list[int]:
         """The wrapped env's :meth:`CardGameEnv.legal_actions` (before ``reset``: its error)."""
