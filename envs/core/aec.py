@@ -14,14 +14,15 @@ numpy integer or a one-element integer array, and a float, bool, string or ``Non
 Speed: an observation is built only for the agent asked (``last()``, ``observe()``), by the
 game's incremental observer of that seat where it has one (``game.seat_observer``: the
 seat's buffer rewritten only where the state changed since that seat last looked), and the
-mask a new zeroed array with the legal ids set (:class:`~climbrl.envs.core.game.SeatBuffers`);
-what it returns is the caller's own (a new vector and mask every call, never written again
-by the env). PettingZoo's per-agent dicts are made once and updated in place, only where a
-value changes, so a dict a caller keeps is always the env's; :class:`OrderEnforced`, the
-checking layer of every ``env()``, reads the env directly. ``legal_actions()`` lists the
-legal ids of the agent to move, so a player need not scan the mask. (They are not in
-``infos``: a list whose length changes every step breaks collectors that stack the infos,
-Tianshou's among them.)
+mask a zeroed array with the legal ids set (:class:`~climbrl.envs.core.game.SeatBuffers`);
+what it returns is the caller's own: never written again by the env while anyone holds it (a
+compiled core may hand an array out again, rewritten, once every caller has let go of it).
+PettingZoo's per-agent dicts are made once and updated in place, only where a value
+changes, so a dict a caller keeps is always the env's; :class:`OrderEnforced`, the checking
+layer of every ``env()``, hands a loop's calls to the env's own methods once reset.
+``legal_actions()`` lists the legal ids of the agent to move (a new list), so a player need
+not scan the mask. (They are not in ``infos``: a list whose length changes every step breaks
+collectors that stack the infos, Tianshou's among them.)
 """
 
 from __future__ import annotations
@@ -301,12 +302,15 @@ _LOOP_CALLS = ("last", "step", "observe", "legal_actions")
 class OrderEnforced(OrderEnforcingWrapper):
     """The checking layer of every ``env()``: PettingZoo's order enforcing (an
     ``OrderEnforcingWrapper``, with its errors and warnings: acting, observing or rendering
-    before ``reset``, stepping after the end), with every call a loop makes answered by the
-    wrapped env directly once it has been reset: ``last()``, ``step()``, ``observe()``,
-    ``agent_iter()``, ``legal_actions()``, and the attributes ``agents``, ``agent_selection``,
-    ``rewards``, ``terminations``, ``truncations``, ``infos`` (the stock wrapper resolves each
+    before ``reset``, stepping after the end, a turn of ``agent_iter()`` without a step), with
+    every call a loop makes answered by the wrapped env directly once it has been reset:
+    ``last()``, ``step()``, ``observe()`` and ``legal_actions()`` are then the env's own
+    methods (set on this layer by the first ``reset``), ``agent_iter()`` reads the env's count
+    of moves, and the attributes ``agents``, ``agent_selection``, ``rewards``,
+    ``terminations``, ``truncations``, ``infos`` read the env (the stock wrapper resolves each
     through two ``__getattr__`` layers). The wrapped env checks the action itself (its type,
-    an id out of range or illegal: the game ends, as PettingZoo's ``TerminateIllegalWrapper``)."""
+    an id out of range or illegal: the game ends, as PettingZoo's ``TerminateIllegalWrapper``)
+    and warns of a step after the end as this layer would."""
 
     _turn_at = -1
     """the wrapped env's count of moves when ``agent_iter`` last handed out a turn"""

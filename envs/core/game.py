@@ -136,9 +136,10 @@ class SeatBuffers:
     copy of the observer's buffer, and a new mask: ``np.zeros`` with the legal ids set, which
     costs less than keeping one mask, zeroing the previous ids and copying it), so an
     observation kept is never written again. A compiled core makes the two arrays itself, the
-    same values in new arrays, in one call: a game whose ``fresh_observation`` attribute is
-    not ``None`` (Dou Dizhu's: the whole dict, legal moves included), or seat observers that
-    offer ``observation_and_mask(state)`` (Daifugo's: the pair)."""
+    same values in arrays nobody else holds, in one call: a game whose ``fresh_observation``
+    attribute is not ``None`` (Dou Dizhu's: the whole dict, legal moves included; it is then
+    :meth:`observe` itself, and hands out again arrays every caller has let go of), or seat
+    observers that offer ``observation_and_mask(state)`` (Daifugo's: the pair)."""
 
     def __init__(self, game: Game):
         self.game = game

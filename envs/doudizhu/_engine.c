@@ -16,12 +16,13 @@
  *   .apply(state, action)     play(), when action is an int in state's cached legal tuple
  *                             of the play phase; else NotImplemented (the caller checks it)
  *   .observation(writer, state, seat)
- *                             {"observation": new float32 vector written by writer (the
- *                             game's Writer), "action_mask": new int8 mask of the legal ids
- *                             (all zero unless seat is to move)}
+ *                             {"observation": float32 vector written by writer (the game's
+ *                             Writer), "action_mask": int8 mask of the legal ids (all zero
+ *                             unless seat is to move)}, in arrays nobody else holds
  *
- * The engine keeps one scratch list for the plays it generates: calls run under the GIL and
- * generation never calls back into Python.
+ * The engine keeps one scratch list for the plays it generates, and the last few vectors and
+ * masks it handed out (to hand out again once the engine's reference is their only one):
+ * calls run under the GIL, and generation never calls back into Python.
  *
  * Cards here are rank counts; a play's counts are looked up by a key of 4 bits a rank (no
  * count exceeds 8) in an open-addressing table of every catalog play.
@@ -1461,7 +1462,7 @@ static PyMethodDef Engine_methods[] = {
      "play phase, else NotImplemented"},
     {"observation", FASTCALL(Engine_observation), METH_FASTCALL,
      "observation(writer, state, seat): {'observation': float32 vector written by writer, "
-     "'action_mask': int8 mask}, new arrays"},
+     "'action_mask': int8 mask}, in arrays nobody else holds"},
     {NULL}};
 
 static PyTypeObject EngineType = {

@@ -161,5 +161,5 @@ class FastWriter(CompiledWriter):
         """the C engine core of the game's catalog: ``legal(state)``, ``play(state, action)``,
         ``apply(state, action)`` (``_engine.c``)"""
         self.observation = partial(self.engine.observation, self._c)
-        """``observation(state, seat)``: the env's dict, observation and action mask, in new
-        arrays"""
+        """``observation(state, seat)``: the env's dict, observation and action mask, in arrays
+        nobody else holds (new ones, or ones every caller has let go of)"""

@@ -503,9 +503,9 @@ class DoudizhuGame(GameDefaults):
         self._fast = None if module is None else compiled.FastWriter(module, self._writer)
         self._core = None if module is None else self._fast.engine
         self.fresh_observation = None if module is None else self._fast.observation
-        """``fresh_observation(state, seat)``: the env's observation and action mask in new
-        arrays, in one C call (:class:`~climbrl.envs.core.game.SeatBuffers`); ``None`` in
-        pure Python"""
+        """``fresh_observation(state, seat)``: the env's observation and action mask in arrays
+        nobody else holds, in one C call (:class:`~climbrl.envs.core.game.SeatBuffers`);
+        ``None`` in pure Python"""
 
     @property
     def compiled(self) -> bool:
