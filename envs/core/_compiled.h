@@ -16,8 +16,20 @@
 #endif
 #include <Python.h>
 #include <string.h>
+#if PY_VERSION_HEX >= 0x030C0000
+#define SLOT_OBJECT Py_T_OBJECT_EX
+#else
+#include <structmember.h>
+#define SLOT_OBJECT T_OBJECT_EX
+#endif
+#ifdef Py_RELATIVE_OFFSET
+#define RELATIVE(member) ((member)->flags & Py_RELATIVE_OFFSET)
+#else
+#define RELATIVE(member) 0
+#endif
 
 #define FLOAT_BYTES 4 /* an entry of the float32 observation */
+#define MAX_STATE_ATTRS 32 /* the most state attributes a writer reads */
 
 /* -- the writer spec (a dict the game's compiled.writer_spec builds) ---------------------- */
 
@@ -61,6 +73,65 @@ static PyObject *spec_bytes(PyObject *spec, const char *key, Py_ssize_t length)
     }
     Py_INCREF(value);
     return value;
+}
+
+/* -- the state's attributes ---------------------------------------------------------------- */
+
+/* Where each attribute a writer reads lies in the states of one class: a slot (__slots__)
+ * holding an object is read at its offset; anything else (a property, an instance dict, a
+ * class with its own __getattribute__) through getattr. A writer learns the class of the
+ * first state it reads, and again when another class comes. */
+typedef struct {
+    PyObject *type; /* the class learnt (a reference; NULL: none yet) */
+    Py_ssize_t offset[MAX_STATE_ATTRS]; /* per attribute: its slot's offset, or -1 */
+} StateSlots;
+
+/* learns where names[0..count) lie in type's states (count <= MAX_STATE_ATTRS) */
+static void slots_learn(StateSlots *slots, PyObject *const *names, int count, PyTypeObject *type)
+{
+    int generic = type->tp_getattro == PyObject_GenericGetAttr;
+    for (int a = 0; a < count; a++) {
+        slots->offset[a] = -1;
+        PyObject *found = generic ? PyObject_GetAttr((PyObject *)type, names[a]) : NULL;
+        if (found == NULL) {
+            PyErr_Clear();
+            continue;
+        }
+        if (Py_IS_TYPE(found, &PyMemberDescr_Type)) {
+            PyMemberDef *member = ((PyMemberDescrObject *)found)->d_member;
+            if (member->type == SLOT_OBJECT && member->offset > 0 && !RELATIVE(member))
+                slots->offset[a] = member->offset;
+        }
+        Py_DECREF(found);
+    }
+    Py_INCREF(type);
+    Py_XSETREF(slots->type, (PyObject *)type);
+}
+
+/* state.names[a] (a new reference), read at its slot where state is of the class learnt, or
+ * NULL with an error */
+static PyObject *slots_get(const StateSlots *slots, PyObject *const *names, PyObject *state,
+                           int a)
+{
+    Py_ssize_t offset = Py_TYPE(state) == (PyTypeObject *)slots->type ? slots->offset[a] : -1;
+    if (offset < 0)
+        return PyObject_GetAttr(state, names[a]);
+    PyObject *value = *(PyObject **)((char *)state + offset);
+    if (value == NULL) {
+        PyErr_Format(PyExc_AttributeError, "state.%U is not set", names[a]);
+        return NULL;
+    }
+    Py_INCREF(value);
+    return value;
+}
+
+/* interns texts[0..count) into names (0, or -1 with an error) */
+static int intern_names(const char *const *texts, int count, PyObject **names)
+{
+    for (int a = 0; a < count; a++)
+        if ((names[a] = PyUnicode_InternFromString(texts[a])) == NULL)
+            return -1;
+    return 0;
 }
 
 /* -- the buffer written ------------------------------------------------------------------- */

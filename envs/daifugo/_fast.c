@@ -29,17 +29,6 @@
 
 #include <stdint.h>
 #include <string.h>
-#if PY_VERSION_HEX >= 0x030C0000
-#define SLOT_OBJECT Py_T_OBJECT_EX
-#else
-#include <structmember.h>
-#define SLOT_OBJECT T_OBJECT_EX
-#endif
-#ifdef Py_RELATIVE_OFFSET
-#define RELATIVE(member) ((member)->flags & Py_RELATIVE_OFFSET)
-#else
-#define RELATIVE(member) 0
-#endif
 
 #define CARDS_PER_DECK 52
 #define NUM_SUITS 4
@@ -71,6 +60,7 @@ static const char *attr_texts[NUM_ATTRS] = {
     "revolution", "jack_back", "lock", "round", "phase", "pending", "current_player",
     "terminal"};
 static PyObject *attr_names[NUM_ATTRS];
+_Static_assert(NUM_ATTRS <= MAX_STATE_ATTRS, "StateSlots holds MAX_STATE_ATTRS attributes");
 /* the methods called, interned once */
 static PyObject *s_copy, *s_legal_ids;
 
@@ -102,11 +92,7 @@ typedef struct {
     Mask real_cards;    /* every card but the jokers */
     uint64_t joker_bits; /* the jokers, counted from the first joker's bit */
     double score_scale;
-    /* the slots of the state's class: where each attribute is read straight from the object
-     * (-1: through getattr), learnt from the class of the first state written, again when
-     * another class comes */
-    PyObject *state_type;
-    Py_ssize_t slot[NUM_ATTRS];
+    StateSlots slots; /* where each attribute lies in the states of the class last read */
 } Writer;
 
 typedef struct {
@@ -205,44 +191,10 @@ static int read_mask(Writer *w, PyObject *value, PyObject *name, Mask *m)
     return 0;
 }
 
-/* Where each attribute of `type`'s states lies: a slot (__slots__) holding an object is read
- * at its offset; anything else (a property, an instance dict, a class with its own
- * __getattribute__) through getattr. */
-static int learn_slots(Writer *w, PyTypeObject *type)
-{
-    int generic = type->tp_getattro == PyObject_GenericGetAttr;
-    for (int a = 0; a < NUM_ATTRS; a++) {
-        w->slot[a] = -1;
-        PyObject *found = generic ? PyObject_GetAttr((PyObject *)type, attr_names[a]) : NULL;
-        if (found == NULL) {
-            PyErr_Clear();
-            continue;
-        }
-        if (Py_IS_TYPE(found, &PyMemberDescr_Type)) {
-            PyMemberDef *member = ((PyMemberDescrObject *)found)->d_member;
-            if (member->type == SLOT_OBJECT && member->offset > 0 && !RELATIVE(member))
-                w->slot[a] = member->offset;
-        }
-        Py_DECREF(found);
-    }
-    Py_INCREF(type);
-    Py_XSETREF(w->state_type, (PyObject *)type);
-    return 0;
-}
-
 /* attribute a of the state (a new reference), or NULL with an error */
 static PyObject *get_attr(Writer *w, PyObject *state, int a)
 {
-    Py_ssize_t offset = Py_TYPE(state) == (PyTypeObject *)w->state_type ? w->slot[a] : -1;
-    if (offset < 0)
-        return PyObject_GetAttr(state, attr_names[a]);
-    PyObject *value = *(PyObject **)((char *)state + offset);
-    if (value == NULL) {
-        PyErr_Format(PyExc_AttributeError, "state.%U is not set", attr_names[a]);
-        return NULL;
-    }
-    Py_INCREF(value);
-    return value;
+    return slots_get(&w->slots, attr_names, state, a);
 }
 
 static int attr_long(Writer *w, PyObject *state, int a, long *out)
@@ -358,8 +310,8 @@ static int write_fields(Writer *w, float *obs, PyObject *state, int seat)
         PyErr_Format(PyExc_ValueError, "seat %d is outside 0..%d", seat, players - 1);
         return -1;
     }
-    if (Py_TYPE(state) != (PyTypeObject *)w->state_type && learn_slots(w, Py_TYPE(state)))
-        return -1;
+    if (Py_TYPE(state) != (PyTypeObject *)w->slots.type)
+        slots_learn(&w->slots, attr_names, NUM_ATTRS, Py_TYPE(state));
     if (attr_long(w, state, A_PILE, &pile) || attr_long(w, state, A_LAST_PLAYER, &last_player) ||
         attr_long(w, state, A_PASSED, &passed) || attr_long(w, state, A_ACTIVE, &active) ||
         attr_long(w, state, A_LOCK, &lock) || attr_long(w, state, A_ROUND, &round) ||
@@ -641,7 +593,7 @@ static int Writer_init(Writer *self, PyObject *args, PyObject *kwds)
 
 static void Writer_dealloc(Writer *self)
 {
-    Py_XDECREF(self->state_type);
+    Py_XDECREF(self->slots.type);
     Py_XDECREF(self->template);
     Py_XDECREF(self->actions);
     Py_TYPE(self)->tp_free((PyObject *)self);
@@ -839,10 +791,8 @@ static struct PyModuleDef fast_module =
 
 PyMODINIT_FUNC PyInit__fast(void)
 {
-    for (int a = 0; a < NUM_ATTRS; a++)
-        if ((attr_names[a] = PyUnicode_InternFromString(attr_texts[a])) == NULL)
-            return NULL;
-    if ((s_copy = PyUnicode_InternFromString("copy")) == NULL ||
+    if (intern_names(attr_texts, NUM_ATTRS, attr_names) ||
+        (s_copy = PyUnicode_InternFromString("copy")) == NULL ||
         (s_legal_ids = PyUnicode_InternFromString("_legal_ids")) == NULL)
         return NULL;
     return writer_module(&fast_module, &WriterType, &SeatWriterType);

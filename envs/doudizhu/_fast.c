@@ -25,10 +25,18 @@
 
 #define MAX_DEPTH 16
 
-/* the state attributes read, interned once */
-static PyObject *s_hands, *s_kitty, *s_out, *s_played, *s_trick, *s_history, *s_phase,
-    *s_first_bidder, *s_landlord, *s_bids, *s_caller, *s_robs, *s_rob_seats, *s_shown,
-    *s_wild, *s_pile, *s_pile_owner, *s_pile_subs, *s_bombs;
+/* the state attributes read (their names interned once, in attr_names) */
+enum {
+    A_HANDS, A_KITTY, A_OUT, A_PLAYED, A_TRICK, A_HISTORY, A_PHASE, A_FIRST_BIDDER, A_LANDLORD,
+    A_BIDS, A_CALLER, A_ROBS, A_ROB_SEATS, A_SHOWN, A_WILD, A_PILE, A_PILE_OWNER, A_PILE_SUBS,
+    A_BOMBS, NUM_ATTRS
+};
+static const char *attr_texts[NUM_ATTRS] = {
+    "hands", "kitty", "out", "played", "trick", "history", "phase", "first_bidder", "landlord",
+    "bids", "caller", "robs", "rob_seats", "shown", "wild", "pile", "pile_owner", "pile_subs",
+    "bombs"};
+static PyObject *attr_names[NUM_ATTRS];
+_Static_assert(NUM_ATTRS <= MAX_STATE_ATTRS, "StateSlots holds MAX_STATE_ATTRS attributes");
 
 struct Writer {
     PyObject_HEAD
@@ -46,6 +54,7 @@ struct Writer {
         at_history_pass, at_robs, at_shown, at_wild, at_pile_wilds;
     Py_ssize_t variant[MAX_PLAYERS];
     int num_variant;
+    StateSlots slots; /* where each attribute lies in the states of the class last read */
 };
 
 typedef struct {
@@ -110,14 +119,41 @@ PyObject *packed_int(const unsigned char *counts)
 #endif
 }
 
-/* a list attribute of one entry per seat (a new reference), or NULL with an error */
-static PyObject *attr_seats(PyObject *state, PyObject *name, int players)
+/* state attribute a (a new reference), at its slot where it has one, or NULL with an error */
+static PyObject *w_attr(Writer *w, PyObject *state, int a)
 {
-    PyObject *value = PyObject_GetAttr(state, name);
+    return slots_get(&w->slots, attr_names, state, a);
+}
+
+static int w_long(Writer *w, PyObject *state, int a, long *out)
+{
+    PyObject *value = w_attr(w, state, a);
+    if (value == NULL)
+        return -1;
+    *out = PyLong_AsLong(value);
+    Py_DECREF(value);
+    return (*out == -1 && PyErr_Occurred()) ? -1 : 0;
+}
+
+static int w_packed(Writer *w, PyObject *state, int a, unsigned char *out)
+{
+    PyObject *value = w_attr(w, state, a);
+    if (value == NULL)
+        return -1;
+    int rc = packed_bytes(value, out);
+    Py_DECREF(value);
+    return rc;
+}
+
+/* a list attribute of one entry per seat (a new reference), or NULL with an error */
+static PyObject *w_seats(Writer *w, PyObject *state, int a)
+{
+    PyObject *value = w_attr(w, state, a);
     if (value == NULL)
         return NULL;
-    if (!PyList_Check(value) || PyList_GET_SIZE(value) != players) {
-        PyErr_Format(PyExc_ValueError, "state.%U must be a list of %d entries", name, players);
+    if (!PyList_Check(value) || PyList_GET_SIZE(value) != w->players) {
+        PyErr_Format(PyExc_ValueError, "state.%U must be a list of %d entries", attr_names[a],
+                     w->players);
         Py_DECREF(value);
         return NULL;
     }
@@ -213,20 +249,22 @@ static int write_fields(Writer *w, Out *o, PyObject *state, int seat)
         PyErr_Format(PyExc_ValueError, "seat %d is outside 0..%d", seat, players - 1);
         return -1;
     }
-    if (attr_long(state, s_phase, &phase) || attr_long(state, s_first_bidder, &first_bidder) ||
-        attr_long(state, s_landlord, &landlord) || attr_long(state, s_pile, &pile) ||
-        attr_long(state, s_pile_owner, &pile_owner) || attr_long(state, s_bombs, &bombs) ||
-        attr_long(state, s_shown, &shown) || attr_long(state, s_wild, &wild))
+    if (Py_TYPE(state) != (PyTypeObject *)w->slots.type)
+        slots_learn(&w->slots, attr_names, NUM_ATTRS, Py_TYPE(state));
+    if (w_long(w, state, A_PHASE, &phase) || w_long(w, state, A_FIRST_BIDDER, &first_bidder) ||
+        w_long(w, state, A_LANDLORD, &landlord) || w_long(w, state, A_PILE, &pile) ||
+        w_long(w, state, A_PILE_OWNER, &pile_owner) || w_long(w, state, A_BOMBS, &bombs) ||
+        w_long(w, state, A_SHOWN, &shown) || w_long(w, state, A_WILD, &wild))
         return -1;
     if (landlord >= players || first_bidder < 0 || first_bidder >= players ||
         (pile >= 0 && (pile_owner < 0 || pile_owner >= players))) {
         PyErr_SetString(PyExc_ValueError, "a seat of the state is outside the table");
         return -1;
     }
-    if ((hands = attr_seats(state, s_hands, players)) == NULL ||
-        (played_list = attr_seats(state, s_played, players)) == NULL ||
-        (trick_list = attr_seats(state, s_trick, players)) == NULL ||
-        (bids_list = attr_seats(state, s_bids, players)) == NULL)
+    if ((hands = w_seats(w, state, A_HANDS)) == NULL ||
+        (played_list = w_seats(w, state, A_PLAYED)) == NULL ||
+        (trick_list = w_seats(w, state, A_TRICK)) == NULL ||
+        (bids_list = w_seats(w, state, A_BIDS)) == NULL)
         goto done;
     for (int s = 0; s < players; s++) {
         if (packed_bytes(PyList_GET_ITEM(played_list, s), played[s]) ||
@@ -242,10 +280,10 @@ static int write_fields(Writer *w, Out *o, PyObject *state, int seat)
     if (thermometer(w, o, w->at_hand, hand))
         goto done;
     if (landlord >= 0) {
-        if (attr_packed(state, s_kitty, cards) || thermometer(w, o, w->at_kitty, cards))
+        if (w_packed(w, state, A_KITTY, cards) || thermometer(w, o, w->at_kitty, cards))
             goto done;
     }
-    if (attr_packed(state, s_out, out_cards))
+    if (w_packed(w, state, A_OUT, out_cards))
         goto done;
     for (int r = 0; r < NUM_RANKS; r++) {
         int n = w->full_deck[r] - out_cards[r] - hand[r];
@@ -279,7 +317,7 @@ static int write_fields(Writer *w, Out *o, PyObject *state, int seat)
         goto done;
 
     /* the history, most recent first, with its seat and pass marks */
-    history = PyObject_GetAttr(state, s_history);
+    history = w_attr(w, state, A_HISTORY);
     if (history == NULL)
         goto done;
     if (!PyList_Check(history)) {
@@ -337,8 +375,8 @@ static int write_fields(Writer *w, Out *o, PyObject *state, int seat)
         }
     } else {
         long caller, robs, rob_seats;
-        if (attr_long(state, s_caller, &caller) || attr_long(state, s_robs, &robs) ||
-            attr_long(state, s_rob_seats, &rob_seats))
+        if (w_long(w, state, A_CALLER, &caller) || w_long(w, state, A_ROBS, &robs) ||
+            w_long(w, state, A_ROB_SEATS, &rob_seats))
             goto done;
         for (int i = 0; i < players; i++) {
             int s = (seat + i) % players;
@@ -369,7 +407,7 @@ static int write_fields(Writer *w, Out *o, PyObject *state, int seat)
         goto done;
     if (wild >= 0) {
         long subs;
-        if (attr_long(state, s_pile_subs, &subs) || put(o, w->at_wild + wild, 1.0f) ||
+        if (w_long(w, state, A_PILE_SUBS, &subs) || put(o, w->at_wild + wild, 1.0f) ||
             put(o, w->at_pile_wilds, (float)(subs / w->suits)))
             goto done;
     }
@@ -504,6 +542,7 @@ static int Writer_init(Writer *self, PyObject *args, PyObject *kwds)
 static void Writer_dealloc(Writer *self)
 {
     Py_XDECREF(self->card_bytes);
+    Py_XDECREF(self->slots.type);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -607,31 +646,10 @@ static struct PyModuleDef fast_module =
     FAST_MODULE("The optional compiled core of the Dou Dizhu environment "
                 "(climbrl.envs.doudizhu.compiled).");
 
-#define INTERN(var, text)                                                                    \
-    if ((var = PyUnicode_InternFromString(text)) == NULL)                                    \
-        return NULL;
-
 PyMODINIT_FUNC PyInit__fast(void)
 {
-    INTERN(s_hands, "hands");
-    INTERN(s_kitty, "kitty");
-    INTERN(s_out, "out");
-    INTERN(s_played, "played");
-    INTERN(s_trick, "trick");
-    INTERN(s_history, "history");
-    INTERN(s_phase, "phase");
-    INTERN(s_first_bidder, "first_bidder");
-    INTERN(s_landlord, "landlord");
-    INTERN(s_bids, "bids");
-    INTERN(s_caller, "caller");
-    INTERN(s_robs, "robs");
-    INTERN(s_rob_seats, "rob_seats");
-    INTERN(s_shown, "shown");
-    INTERN(s_wild, "wild");
-    INTERN(s_pile, "pile");
-    INTERN(s_pile_owner, "pile_owner");
-    INTERN(s_pile_subs, "pile_subs");
-    INTERN(s_bombs, "bombs");
+    if (intern_names(attr_texts, NUM_ATTRS, attr_names))
+        return NULL;
     PyObject *m = writer_module(&fast_module, &WriterType, &SeatWriterType);
     if (m != NULL && engine_add_type(m) < 0)
         Py_CLEAR(m);
