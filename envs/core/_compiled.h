@@ -125,6 +125,18 @@ static PyObject *slots_get(const StateSlots *slots, PyObject *const *names, PyOb
     return value;
 }
 
+/* state.names[a] as a C long (0, or -1 with an error) */
+static int slots_long(const StateSlots *slots, PyObject *const *names, PyObject *state, int a,
+                      long *out)
+{
+    PyObject *value = slots_get(slots, names, state, a);
+    if (value == NULL)
+        return -1;
+    *out = PyLong_AsLong(value);
+    Py_DECREF(value);
+    return (*out == -1 && PyErr_Occurred()) ? -1 : 0;
+}
+
 /* interns texts[0..count) into names (0, or -1 with an error) */
 static int intern_names(const char *const *texts, int count, PyObject **names)
 {

@@ -199,12 +199,7 @@ static PyObject *get_attr(Writer *w, PyObject *state, int a)
 
 static int attr_long(Writer *w, PyObject *state, int a, long *out)
 {
-    PyObject *value = get_attr(w, state, a);
-    if (value == NULL)
-        return -1;
-    *out = PyLong_AsLong(value);
-    Py_DECREF(value);
-    return (*out == -1 && PyErr_Occurred()) ? -1 : 0;
+    return slots_long(&w->slots, attr_names, state, a, out);
 }
 
 static int attr_bool(Writer *w, PyObject *state, int a, int *out)

@@ -127,12 +127,7 @@ static PyObject *w_attr(Writer *w, PyObject *state, int a)
 
 static int w_long(Writer *w, PyObject *state, int a, long *out)
 {
-    PyObject *value = w_attr(w, state, a);
-    if (value == NULL)
-        return -1;
-    *out = PyLong_AsLong(value);
-    Py_DECREF(value);
-    return (*out == -1 && PyErr_Occurred()) ? -1 : 0;
+    return slots_long(&w->slots, attr_names, state, a, out);
 }
 
 static int w_packed(Writer *w, PyObject *state, int a, unsigned char *out)
