@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gc
 import random
+import weakref
 
 import numpy as np
 import pytest
@@ -164,3 +165,12 @@ def test_the_compiled_core_hands_a_let_go_mask_out_again_and_never_a_held_one():
     fourth = env.observe(agent)  # the one a view still holds and the frozen one: never reused
     assert not np.shares_memory(fourth["action_mask"], view)
     _assert_same(fourth, _reference(env, agent), "after a frozen mask")
+    # one a weak reference still reaches is let go of, never rewritten under it
+    del fourth
+    mask = env.last()[0]["action_mask"]
+    weak = weakref.ref(mask)
+    del mask
+    env.step(env.legal_actions()[0])
+    fifth = env.last()[0]
+    assert weak() is None
+    _assert_same(fifth, _reference(env, env.agent_selection), "after a weakly held mask")

@@ -1010,10 +1010,17 @@ static PyObject *state_legal(Engine *e, PyObject *state)
     return legal;
 }
 
+/* whether a weak reference to array exists (through it, a caller could still reach it) */
+static int weakly_held(PyObject *array)
+{
+    Py_ssize_t offset = Py_TYPE(array)->tp_weaklistoffset;
+    return offset > 0 && *(PyObject **)((char *)array + offset) != NULL;
+}
+
 /* A kept array of kept that no caller holds any more, still a writable C-contiguous vector
  * of format and bytes, held in view (the caller releases it): a new reference and its slot in
  * *slot. NULL (no error) when none is free; a kept array a caller changed (its shape, dtype or
- * flags) is let go of. */
+ * flags) or still reaches through a weak reference is let go of. */
 static PyObject *take_spare(Spare *kept, const char *format, Py_ssize_t bytes, Py_buffer *view,
                             int *slot)
 {
@@ -1021,7 +1028,8 @@ static PyObject *take_spare(Spare *kept, const char *format, Py_ssize_t bytes, P
         PyObject *array = kept[i].array;
         if (array == NULL || Py_REFCNT(array) != 1)
             continue;
-        if (PyObject_GetBuffer(array, view,
+        if (!weakly_held(array) &&
+            PyObject_GetBuffer(array, view,
                                PyBUF_WRITABLE | PyBUF_FORMAT | PyBUF_ND | PyBUF_C_CONTIGUOUS) == 0) {
             if (view->ndim == 1 && view->format != NULL && strcmp(view->format, format) == 0) {
                 if (view->len == bytes) {
