@@ -118,7 +118,7 @@ typedef struct {
     unsigned char *columns, *shortfall;
     Ids out;
     /* the observation's arrays: np.empty(size, float32) and np.zeros(actions, int8) */
-    PyObject *empty, *zeros, *float32, *mask_args[2];
+    PyObject *empty, *zeros, *float32, *int8;
     Spare vectors[SPARES], masks[SPARES]; /* those handed out, kept to be handed out again */
 } Engine;
 
@@ -1070,18 +1070,25 @@ static void free_spares(Spare *kept)
     }
 }
 
-/* a new reference to a writable array of format and bytes in view (the caller releases it):
- * a kept one no caller holds, else a new one made by make(args) and kept where there is
- * room; *slot is its slot (-1: not kept), *fresh whether it was just made */
-static PyObject *spare_or_new(Spare *kept, const char *format, Py_ssize_t bytes,
-                              PyObject *make, PyObject *const *args, Py_buffer *view, int *slot,
-                              int *fresh)
+/* a new reference to a writable vector of count items of format (itemsize bytes each) in
+ * view (the caller releases it): a kept one no caller holds, else a new one made by
+ * make(count, dtype) and kept where there is room; *slot is its slot (-1: not kept), *fresh
+ * whether it was just made */
+static PyObject *spare_or_new(Spare *kept, const char *format, Py_ssize_t count,
+                              Py_ssize_t itemsize, PyObject *make, PyObject *dtype,
+                              Py_buffer *view, int *slot, int *fresh)
 {
+    Py_ssize_t bytes = count * itemsize;
     PyObject *array = take_spare(kept, format, bytes, view, slot);
     *fresh = array == NULL;
     if (array != NULL)
         return array;
-    if ((array = PyObject_Vectorcall(make, args, 2, NULL)) == NULL)
+    PyObject *args[2] = {PyLong_FromSsize_t(count), dtype};
+    if (args[0] == NULL)
+        return NULL;
+    array = PyObject_Vectorcall(make, args, 2, NULL);
+    Py_DECREF(args[0]);
+    if (array == NULL)
         return NULL;
     if (PyObject_GetBuffer(array, view, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0) {
         Py_DECREF(array);
@@ -1153,12 +1160,8 @@ static PyObject *new_observation(Engine *e, Writer *writer, PyObject *state, int
 {
     Py_buffer view;
     int slot, fresh;
-    PyObject *args[2] = {PyLong_FromSsize_t(writer_size(writer)), e->float32};
-    if (args[0] == NULL)
-        return NULL;
-    PyObject *obs = spare_or_new(e->vectors, "f", writer_size(writer) * (Py_ssize_t)sizeof(float),
-                                 e->empty, args, &view, &slot, &fresh);
-    Py_DECREF(args[0]);
+    PyObject *obs = spare_or_new(e->vectors, "f", writer_size(writer), sizeof(float), e->empty,
+                                 e->float32, &view, &slot, &fresh);
     if (obs == NULL)
         return NULL;
     int rc = writer_fill(writer, view.buf, state, seat); /* every entry, from scratch */
@@ -1173,7 +1176,7 @@ static PyObject *new_mask(Engine *e, PyObject *legal)
 {
     Py_buffer view;
     int slot, fresh;
-    PyObject *mask = spare_or_new(e->masks, "b", e->num_actions, e->zeros, e->mask_args, &view,
+    PyObject *mask = spare_or_new(e->masks, "b", e->num_actions, 1, e->zeros, e->int8, &view,
                                   &slot, &fresh);
     if (mask == NULL)
         return NULL;
@@ -1355,9 +1358,6 @@ static int read_arrays(Engine *e, PyObject *spec)
     PyObject *float32 = spec_item(spec, "float32"), *int8 = spec_item(spec, "int8");
     if (zeros == NULL || empty == NULL || float32 == NULL || int8 == NULL)
         return -1;
-    PyObject *actions = PyLong_FromLong(e->num_actions);
-    if (actions == NULL)
-        return -1;
     Py_INCREF(zeros);
     Py_INCREF(empty);
     Py_INCREF(float32);
@@ -1365,8 +1365,7 @@ static int read_arrays(Engine *e, PyObject *spec)
     e->zeros = zeros;
     e->empty = empty;
     e->float32 = float32;
-    e->mask_args[0] = actions;
-    e->mask_args[1] = int8;
+    e->int8 = int8;
     return 0;
 }
 
@@ -1447,8 +1446,7 @@ static void Engine_dealloc(Engine *self)
     Py_XDECREF(self->empty);
     Py_XDECREF(self->zeros);
     Py_XDECREF(self->float32);
-    for (int i = 0; i < 2; i++)
-        Py_XDECREF(self->mask_args[i]);
+    Py_XDECREF(self->int8);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
