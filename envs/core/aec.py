@@ -141,12 +141,10 @@ class CardGameEnv(AECEnv, EzPickle):
         reward, termination, truncation and info, read without going through ``observe``'s
         checks of a name the env chose itself."""
         agent = self.agent_selection
-        if not observe:
-            observation = None
-        elif self.game_state is None:
-            raise RuntimeError("call reset() before observe()")
+        if observe:
+            observation = self._buffers.observe(self._started("observe"), self._seat[agent])
         else:
-            observation = self._buffers.observe(self.game_state, self._seat[agent])
+            observation = None
         return (observation, self._cumulative_rewards[agent], self.terminations[agent],
                 self.truncations[agent], self.infos[agent])
 
