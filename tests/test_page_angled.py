@@ -43,6 +43,20 @@ ASPECT_TOLERANCE = 0.03
 
 SURFACE_TRANSFORM = "() => getComputedStyle(document.getElementById('surface')).transform"
 SURFACE_ANIMATIONS = "() => document.getElementById('surface').getAnimations().length"
+#: How many transitions of the surface have begun since the first call (counted by the page, so
+#: a short one is seen however late the test looks: a load-bound check of running animations
+#: missed a 0.35 s spring-back).
+SURFACE_TRANSITIONS = """() => {
+  if (!('surfaceTransitions' in window)) {
+    window.surfaceTransitions = 0;
+    addEventListener('transitionrun', (e) => {
+      if (e.target.id === 'surface') window.surfaceTransitions += 1;
+    }, true);
+  }
+  return window.surfaceTransitions;
+}"""
+#: Resolves after two frames: whatever a change started has begun by then.
+TWO_FRAMES = "() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))"
 #: Where the pointer lands at the centre of each element, and whether that is the element.
 HITS_JS = """(selector) => [...document.querySelectorAll(selector)].map((e) => {
   const r = e.getBoundingClientRect();
@@ -217,15 +231,37 @@ def test_view_choice_survives_a_reload_and_phones_open_top_down(browser, new_pag
             context.close()
 
 
+#: Keeps the last pointer move the page dispatched (window, capture phase: it sees the moves
+#: the board captured too) and whether the browser cancelled the pointer, so a test can wait
+#: for the page to have seen a move.
+WATCH_MOVES_JS = """() => {
+  if (!('lastMove' in window)) {
+    addEventListener('pointermove', (e) => { window.lastMove = [e.clientX, e.clientY]; }, true);
+    addEventListener('pointercancel', () => { window.pointerCancelled = true; }, true);
+  }
+  window.lastMove = null;
+  window.pointerCancelled = false;
+}"""
+#: Whether the page has dispatched a pointer move to [x, y] (within a pixel), or cancelled it.
+MOVED_TO_JS = """([x, y]) => window.pointerCancelled || (!!window.lastMove
+  && Math.abs(window.lastMove[0] - x) <= 1 && Math.abs(window.lastMove[1] - y) <= 1)"""
+
+
 def drag(page, start: tuple[float, float], by: tuple[float, float]) -> str:
     """Presses on ``start``, moves by ``by`` and returns the surface's transform while still
-    pressed; then lets go."""
+    pressed, once the page has handled the last move; then lets go. The browser must not cancel
+    the pointer on the way. (The transform was read before the page had the moves, when a move
+    was late.)"""
     x, y = start
+    to = [x + by[0], y + by[1]]
+    page.evaluate(WATCH_MOVES_JS)
     page.mouse.move(x, y)
     page.mouse.down()
-    page.mouse.move(x + by[0], y + by[1], steps=8)
+    page.mouse.move(to[0], to[1], steps=8)
+    page.wait_for_function(MOVED_TO_JS, arg=to)
     during = page.evaluate(SURFACE_TRANSFORM)
     page.mouse.up()
+    assert not page.evaluate("() => window.pointerCancelled"), "the browser cancelled the drag"
     return during
 
 
@@ -237,10 +273,11 @@ def test_drag_on_the_felt_turns_the_table_and_lifts_no_card(browser, new_page, t
         my_turn_with_playable_cards(page)
         resting = page.evaluate(SURFACE_TRANSFORM)
         assert resting.startswith("matrix3d(")
+        transitions = page.evaluate(SURFACE_TRANSITIONS)
         during = drag(page, felt_point(page), DRAG_PX)
         assert during != resting, "the drag did not turn the table"
         # it springs back, with a transition
-        assert page.evaluate(SURFACE_ANIMATIONS) > 0
+        page.wait_for_function(f"() => ({SURFACE_TRANSITIONS})() > {transitions}")
         page.wait_for_function(f"() => ({SURFACE_TRANSFORM})() === {resting!r}")
         # a drag from the felt across the hand lifts no card and presses no button; a click on a
         # card afterwards still lifts it
@@ -287,23 +324,32 @@ def test_drag_across_cards_lifts_them_in_the_angled_view(browser, new_page, tabl
 
 
 def test_reduced_motion_no_turning_and_no_transition(browser, new_page, table_server):
+    """With reduced motion a drag on the felt does not turn the table; motion allowed, it does.
+    Regression: the still drag selected the seats' words, the next press picked them up for the
+    browser's own drag, which cancelled the pointer, and the table sprang back mid-drag."""
     context = browser.new_context(viewport=LAPTOP, reduced_motion="reduce")
     try:
         page = new_page(context)
         start_game(page, table_server, "Daifugo", "Easy", players=4, name="Ann")
         my_turn(page)
         resting = page.evaluate(SURFACE_TRANSFORM)
+        assert page.evaluate(SURFACE_TRANSITIONS) == 0
         assert resting.startswith("matrix3d(")  # the still tilt stays: it does not move
         assert drag(page, felt_point(page), DRAG_PX) == resting
+        assert page.evaluate("() => getSelection().toString()") == "", "the drag selected words"
         assert page.evaluate(SURFACE_TRANSFORM) == resting
         assert page.evaluate(SURFACE_ANIMATIONS) == 0
         # a change of view is at once, no transition
         for name in ("Top-down", "Angled"):
             view_button(page, name).click()
-            assert page.evaluate(SURFACE_ANIMATIONS) == 0, name
-        # the same drag with motion allowed does turn it: the check above can fail
+            page.evaluate(TWO_FRAMES)
+            assert page.evaluate(SURFACE_TRANSITIONS) == 0, name
+        # the same drag with motion allowed does turn it, and springs back with a transition:
+        # the checks above can fail
         page.emulate_media(reduced_motion="no-preference")
+        page.wait_for_function("() => !matchMedia('(prefers-reduced-motion: reduce)').matches")
         assert drag(page, felt_point(page), DRAG_PX) != resting
+        page.wait_for_function(f"() => ({SURFACE_TRANSITIONS})() > 0")
     finally:
         context.close()
 
