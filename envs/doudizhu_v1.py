@@ -253,8 +253,9 @@ class raw_env(CardGameEnv):  # noqa: N801 (PettingZoo's name)
         state = self.game_state
         if state is None or state.phase is Phase.PLAY:
             # roles are settled: only the end changes the infos, refreshed with its rewards
-            return super().step(action)
+            # (the base class called by name: no super() object made every step)
+            return CardGameEnv.step(self, action)
         stage = (state.phase, state.redeals)
-        super().step(action)
+        CardGameEnv.step(self, action)
         if (state.phase, state.redeals) != stage and not state.terminal:
             self._refresh_infos()  # roles are known, or a redeal changed the deal

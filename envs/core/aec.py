@@ -142,7 +142,10 @@ class CardGameEnv(AECEnv, EzPickle):
         checks of a name the env chose itself."""
         agent = self.agent_selection
         if observe:
-            observation = self._buffers.observe(self._started("observe"), self._seat[agent])
+            state = self.game_state
+            if state is None:  # a loop's every call: no _started() frame unless it raises
+                self._started("observe")
+            observation = self._buffers.observe(state, self._seat[agent])
         else:
             observation = None
         return (observation, self._cumulative_rewards[agent], self.terminations[agent],
@@ -225,7 +228,9 @@ class CardGameEnv(AECEnv, EzPickle):
     def legal_actions(self) -> list[int]:
         """Legal action ids for the agent to move (a new list: the caller's own, as every
         engine's ``State.legal_actions`` returns)."""
-        state = self._started("legal_actions")
+        state = self.game_state
+        if state is None:  # as in last()
+            self._started("legal_actions")
         return [] if state.terminal else state.legal_actions()
 
     # -- internals ------------------------------------------------------------------------
