@@ -249,9 +249,9 @@ MOVED_TO_JS = """([x, y]) => window.pointerCancelled || (!!window.lastMove
 
 def drag(page, start: tuple[float, float], by: tuple[float, float]) -> str:
     """Presses on ``start``, moves by ``by`` and returns the surface's transform while still
-    pressed, once the page has handled the last move; then lets go. The browser must not cancel
-    the pointer on the way. (The transform was read before the page had the moves, when a move
-    was late.)"""
+    pressed, once the page has handled the last move (read earlier, it could miss moves not yet
+    dispatched); then lets go. The browser must not cancel the pointer on the way (its own drag
+    of selected words did: test_reduced_motion_no_turning_and_no_transition)."""
     x, y = start
     to = [x + by[0], y + by[1]]
     page.evaluate(WATCH_MOVES_JS)
