@@ -284,6 +284,40 @@ def test_hints_asked_for_faster_than_worked_out_are_busy(tmp_path, monkeypatch):
         assert _reply_to_any(client, client.send({"type": "hint"}))["type"] == "hint"  # done: again
 
 
+def test_regression_a_hint_was_charged_for_its_wait_for_the_processor(tmp_path, monkeypatch):
+    """A hint was charged its wall time: on a busy server (CI's two cores, every CPU of four
+    rooms thinking) its thread waited for the processor, and a person who asked for a hint a
+    turn ran out of work budget within one four-player deal and was told ``busy``. A hint now
+    costs the CPU time its thread spent: here it waits 0.5 s without working (a sleep) with a
+    0.3 s budget, three times."""
+    import time as clock
+
+    from climbrl.play.server.rooms import Room
+
+    real = Room.hint_ranker
+
+    def waiting(room, seat):
+        ranker = real(room, seat)
+        think = ranker.next_counted
+
+        def next_counted(*args):
+            clock.sleep(0.5)  # waiting, as a thread does for the processor: no CPU time
+            return think(*args)
+
+        ranker.next_counted = next_counted
+        return ranker
+
+    monkeypatch.setattr(Room, "hint_ranker", waiting)
+    app = make_app(tmp_path, work_per_s=1e-6, work_burst_s=0.3)
+    with TestClient(app) as tc, tc.websocket_connect("/ws") as ws:
+        client = _client(ws)
+        client.create(game="doudizhu", mode="cpu", pace_ms=0)
+        client.until(lambda s: client.my_turn(s))
+        for _ in range(3):
+            reply = _reply_to_any(client, client.send({"type": "hint"}))
+            assert reply["type"] == "hint", reply
+
+
 def _reply_to_any(client: TableClient, rid: int) -> dict:
     for _ in range(500):
         message = client.receive()

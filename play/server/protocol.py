@@ -145,7 +145,9 @@ class RateLimit:
 class WorkBudget:
     """A token bucket of server time per client, shared by all its connections (more of them
     buy no more work): what their requests cost is spent after them (:meth:`spend`), and
-    while the bucket is empty their requests are refused."""
+    while the bucket is empty their requests are refused. A request costs the CPU time of the
+    thread that did its work (``time.thread_time``), not the wall time: on a busy server a
+    request waits for the processor, and that wait is not the client's doing."""
 
     def __init__(self, rate_s: float = WORK_PER_S, burst_s: float = WORK_BURST_S):
         self.rate_s = rate_s
