@@ -100,16 +100,6 @@ int attr_long(PyObject *state, PyObject *name, long *out)
     return (*out == -1 && PyErr_Occurred()) ? -1 : 0;
 }
 
-int attr_packed(PyObject *state, PyObject *name, unsigned char *out)
-{
-    PyObject *value = PyObject_GetAttr(state, name);
-    if (value == NULL)
-        return -1;
-    int rc = packed_bytes(value, out);
-    Py_DECREF(value);
-    return rc;
-}
-
 PyObject *packed_int(const unsigned char *counts)
 {
 #if PY_VERSION_HEX >= 0x030D0000

@@ -21,8 +21,6 @@ int packed_bytes(PyObject *value, unsigned char *out);
 PyObject *packed_int(const unsigned char *counts);
 /* state.name as a C long (0, or -1 with an error) */
 int attr_long(PyObject *state, PyObject *name, long *out);
-/* state.name as packed cards into out[NUM_RANKS] */
-int attr_packed(PyObject *state, PyObject *name, unsigned char *out);
 
 /* the observation writer of _fast.c, for the engine's observation-and-mask call */
 typedef struct Writer Writer;
