@@ -250,29 +250,34 @@ def test_a_hint_leaves_the_table_version_and_sends_nobody_a_frame(tmp_path):
         assert after["type"] == "state" and after["v"] > state["v"], after
 
 
-def test_hints_asked_for_faster_than_worked_out_are_busy(tmp_path, monkeypatch):
-    """Regression: a hint's cost was spent from the connection's work budget only once worked
-    out, so hints asked for meanwhile were all let in: four connections asking for hints of
-    4-player Dou Dizhu hands piled up seconds of work, and every room's moves waited behind
-    it. One hint at a time per connection; another asked for meanwhile is ``busy``."""
+def _hints_wait(monkeypatch, seconds: float) -> None:
+    """Every hint's ranker sleeps ``seconds`` (wall time, no CPU time) before it works."""
     import time as clock
 
     from climbrl.play.server.rooms import Room
 
     real = Room.hint_ranker
 
-    def slow(room, seat):
+    def waiting(room, seat):
         ranker = real(room, seat)
         think = ranker.next_counted
 
         def next_counted(*args):
-            clock.sleep(0.5)
+            clock.sleep(seconds)
             return think(*args)
 
         ranker.next_counted = next_counted
         return ranker
 
-    monkeypatch.setattr(Room, "hint_ranker", slow)
+    monkeypatch.setattr(Room, "hint_ranker", waiting)
+
+
+def test_hints_asked_for_faster_than_worked_out_are_busy(tmp_path, monkeypatch):
+    """Regression: a hint's cost was spent from the connection's work budget only once worked
+    out, so hints asked for meanwhile were all let in: four connections asking for hints of
+    4-player Dou Dizhu hands piled up seconds of work, and every room's moves waited behind
+    it. One hint at a time per connection; another asked for meanwhile is ``busy``."""
+    _hints_wait(monkeypatch, 0.5)
     app = make_app(tmp_path, work_per_s=10.0, work_burst_s=10.0)  # the budget is not what refuses
     with TestClient(app) as tc, tc.websocket_connect("/ws") as ws:
         client = _client(ws)
@@ -290,24 +295,7 @@ def test_regression_a_hint_was_charged_for_its_wait_for_the_processor(tmp_path, 
     turn ran out of work budget within one four-player deal and was told ``busy``. A hint now
     costs the CPU time its thread spent: here it waits 0.5 s without working (a sleep) with a
     0.3 s budget, three times."""
-    import time as clock
-
-    from climbrl.play.server.rooms import Room
-
-    real = Room.hint_ranker
-
-    def waiting(room, seat):
-        ranker = real(room, seat)
-        think = ranker.next_counted
-
-        def next_counted(*args):
-            clock.sleep(0.5)  # waiting, as a thread does for the processor: no CPU time
-            return think(*args)
-
-        ranker.next_counted = next_counted
-        return ranker
-
-    monkeypatch.setattr(Room, "hint_ranker", waiting)
+    _hints_wait(monkeypatch, 0.5)  # waiting, as a thread does for the processor: no CPU time
     app = make_app(tmp_path, work_per_s=1e-6, work_burst_s=0.3)
     with TestClient(app) as tc, tc.websocket_connect("/ws") as ws:
         client = _client(ws)
