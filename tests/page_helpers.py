@@ -163,6 +163,13 @@ def controls(page: Page):
     return region(page, "Button controls")
 
 
+def expect_lobby_ready(page: Page) -> None:
+    """Waits until the server's hello has built the lobby (the form stops being busy). The
+    disabled fieldset cannot say it: Playwright counts a fieldset itself as enabled, so a wait
+    for it passed at once, before the lobby's texts and buttons were there."""
+    expect(page.locator("#lobby-form")).not_to_have_attribute("aria-busy", "true")
+
+
 def start_game(page: Page, url: str, game: str, mode_button: str, players: int | None = None,
                rounds: int | None = None, rules: dict[str, bool] | None = None, name: str | None = None) -> None:
     """Opens the lobby, picks the options and presses the mode's button (e.g. "Easy")."""

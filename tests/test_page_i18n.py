@@ -22,6 +22,7 @@ from page_helpers import (  # noqa: F401  (fixtures)
     STEP_MS,
     browser,
     expect,
+    expect_lobby_ready,
     new_page,
     requires_browser,
     table_server,
@@ -248,7 +249,7 @@ def lang_page(new_page, browser, locale: str):
 
 def start_daifugo(page, url: str, catalog: dict) -> None:
     page.goto(url + "/")
-    expect(page.locator("#lobby-fields")).to_be_enabled()
+    expect_lobby_ready(page)
     page.locator('input[name="game"][value="daifugo"]').check()
     page.locator('input[name="players"][value="3"]').check()
     page.locator("#player-name").fill(PLAYER)
@@ -327,7 +328,7 @@ def test_whole_daifugo_round_in_the_browser_language(new_page, browser, table_se
     catalog = load_catalog(code)
     page, _ = lang_page(new_page, browser, locale)
     page.goto(table_server + "/")
-    expect(page.locator("#lobby-fields")).to_be_enabled()
+    expect_lobby_ready(page)
     expect(page).to_have_title(render(catalog, "page.title"))
     assert page.locator("html").get_attribute("lang") == code
     assert_no_leaks(page, code, "lobby")
@@ -370,7 +371,7 @@ def test_the_leak_check_catches_a_text_left_in_english(new_page, browser, table_
     context.route(re.compile(r"/static/i18n/es\.js$"),
                   lambda route: route.fulfill(body=body, content_type="text/javascript; charset=utf-8"))
     page.goto(table_server + "/")
-    expect(page.locator("#lobby-fields")).to_be_enabled()
+    expect_lobby_ready(page)
     expect(page.locator("#lobby-title")).to_have_text(render(load_catalog("en"), "lobby.title"))
     found = leaks(page, "es")
     assert found and all("Pick a game and sit down" in f for f in found), found
@@ -393,12 +394,28 @@ def test_language_follows_the_browser_is_switched_in_settings_and_kept(new_page,
     expect(page.locator("#lobby-title")).to_have_text(japanese["lobby.title"])
     expect_view_toggle(page, japanese, visible=False)
     expect(page.locator("html")).to_have_attribute("lang", "ja")
-    expect(page.locator("#lobby-fields")).to_be_enabled()
+    expect_lobby_ready(page)
     assert_no_leaks(page, "ja", "lobby after the switch")
     page.reload()
     expect(page.locator("#lobby-title")).to_have_text(japanese["lobby.title"])
     page.get_by_role("button", name=japanese["settings.title"]).click()
     expect(page.get_by_label(japanese["settings.language"])).to_have_value("ja")
+
+
+def test_regression_the_lobby_spoke_english_and_settings_did_nothing_until_the_server_answered(
+        new_page, browser, table_server):
+    """Until the server's hello, the "players on this device" button said its English text
+    and the Settings button had no handler yet (CI failed on both: a leak check and a click
+    that came before the hello). A socket the server never answers holds the page there."""
+    spanish = load_catalog("es")
+    page, _ = lang_page(new_page, browser, "es-ES")
+    page.route_web_socket(re.compile(r"/ws$"), lambda ws: None)  # open, and silent
+    page.goto(table_server + "/")
+    expect(page.locator("#lobby-form")).to_have_attribute("aria-busy", "true")
+    expect(page.locator("#hotseat-button")).to_have_text(render(spanish, "lobby.hotseat", n=4))
+    assert_no_leaks(page, "es", "lobby before the hello")
+    page.get_by_role("button", name=spanish["settings.title"]).click()
+    expect(page.get_by_label(spanish["settings.language"])).to_have_value("es")
 
 
 # ------------------------------------------------------------------------------ (d) Dou Dizhu
@@ -408,7 +425,7 @@ def test_doudizhu_deal_in_spanish(new_page, browser, table_server):
     spanish = load_catalog("es")
     page, _ = lang_page(new_page, browser, "es-ES")
     page.goto(table_server + "/")
-    expect(page.locator("#lobby-fields")).to_be_enabled()
+    expect_lobby_ready(page)
     page.locator('input[name="game"][value="doudizhu"]').check()
     expect(page.locator("#rounds-field legend")).to_have_text(spanish["lobby.deals"])
     page.locator("#player-name").fill(PLAYER)

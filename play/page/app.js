@@ -131,10 +131,11 @@ async function boot() {
     },
   });
   app.signs = new Signs($("#banner"));
+  // the controls need no server: Settings (its language too) works while the connection opens
+  setupControls();
   app.hello = await app.conn.open();
   app.lobby = new Lobby($("#lobby"), app.hello.games, create);
   heroFan();
-  setupControls();
   window.addEventListener("popstate", route);
   route();
 }

@@ -4,7 +4,8 @@
 // `t(key, params)` is the text of `key` in the page's language with `{name}` placeholders
 // filled from `params`; a plural text is an object of Intl.PluralRules forms (`one`,
 // `other`, ...) picked by `params.n` (the ordinal forms when `params.ordinal`). Static text in index.html names its key in
-// `data-i18n` (the text) or `data-i18n-attr` ("aria-label:key;placeholder:key").
+// `data-i18n` (the text, with `data-i18n-n` as its `n` where it has a count) or `data-i18n-attr`
+// ("aria-label:key;placeholder:key").
 
 import en from "./i18n/en.js";
 import es from "./i18n/es.js";
@@ -71,7 +72,9 @@ export function has(key) {
 
 /** Fills the static text of `root` from its `data-i18n` and `data-i18n-attr` keys. */
 export function applyStatic(root = document) {
-  for (const e of root.querySelectorAll("[data-i18n]")) e.textContent = t(e.dataset.i18n);
+  for (const e of root.querySelectorAll("[data-i18n]")) {
+    e.textContent = t(e.dataset.i18n, "i18nN" in e.dataset ? { n: Number(e.dataset.i18nN) } : {});
+  }
   for (const e of root.querySelectorAll("[data-i18n-attr]")) {
     for (const pair of e.dataset.i18nAttr.split(";")) {
       const [attr, key] = pair.split(":");

@@ -58,8 +58,9 @@ export class Lobby {
   }
 
   updateHotseat() {
-    const n = this.players();
-    this.form.querySelector("#hotseat-button").textContent = t("lobby.hotseat", { n });
+    const button = this.form.querySelector("#hotseat-button");
+    button.dataset.i18nN = this.players();
+    button.textContent = t("lobby.hotseat", { n: this.players() });
   }
 
   players() {
