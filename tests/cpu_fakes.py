@@ -11,6 +11,9 @@ import time
 
 SLEEP_PREFIX = "sleep:"
 """a fake level naming how long the sleepy worker's decision takes: ``"sleep:0.4"``"""
+SETUP_PREFIX = "setup:"
+"""a fake level naming how long the sleepy worker sets up before it thinks (at once):
+``"setup:12"``, as a worker building an engine on a busy machine"""
 
 
 def exit_at_once(conn) -> None:
@@ -27,11 +30,16 @@ def sleepy_worker(conn) -> None:
 
 
 def sleepy_think(job, *thinking) -> int:
-    """Sleep the seconds the job's level names, then play the highest legal action (so a test
-    tells a decision that was thought from one played at random)."""
+    """Sleep the seconds the job's level names (thinking, or setting up before the thinking),
+    then play the highest legal action (so a test tells a decision that was thought from one
+    played at random)."""
     from climbrl.play.server import cpu
 
     game, rules, level, position = job[0], job[1], job[2], job[-1]
+    prefix, seconds = level.split(":")
+    if prefix + ":" == SETUP_PREFIX:
+        time.sleep(float(seconds))
     with thinking[0] if thinking else contextlib.nullcontext():
-        time.sleep(float(level[len(SLEEP_PREFIX):]))
+        if prefix + ":" == SLEEP_PREFIX:
+            time.sleep(float(seconds))
     return max(cpu.unpack_state(position, cpu._engine(game, rules)).legal_actions())

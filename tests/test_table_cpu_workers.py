@@ -245,6 +245,62 @@ def test_a_hung_worker_is_replaced_and_gets_no_more_jobs(caplog):
     assert any("did not answer" in r.getMessage() for r in caplog.records)
 
 
+def test_regression_a_worker_setting_up_on_a_busy_machine_was_killed_as_hung(sleepy, monkeypatch, caplog):
+    """A worker building an engine for the first time on a busy machine (a browser test's
+    four-player Dou Dizhu table under load) took longer than the thinking limit and the grace:
+    it was killed as hung, and its replacement began the same set-up over, and was killed in
+    turn. Now its move is played at random on time, the worker finishes the set-up, and its
+    next decision is thought (the same process answers it)."""
+    room, best = sleepy
+    monkeypatch.setattr(cpu, "HANG_GRACE_S", 0.5)
+
+    async def main():
+        pool = cpu.CpuPool(workers=1, think_s=0.5)
+        await pool.ready()
+        pids = pool.worker_pids()
+        try:
+            started = time.monotonic()
+            first = await pool.decide(room, room.turn, "setup:3")
+            waited = time.monotonic() - started
+            second = await asyncio.wait_for(pool.decide(room, room.turn, "sleep:0"), 10)
+            return first, waited, second, pids == pool.worker_pids(), pool.stats()
+        finally:
+            pool.close()
+
+    first, waited, second, same_worker, stats = asyncio.run(main())
+    assert waited < 2.5, "the room waited for the set-up"
+    assert len(random_moves(caplog)) == 1 and stats["timed_out"] == 1
+    assert second == best and same_worker and stats["restarts"] == 0
+    assert any("still setting up" in r.getMessage() for r in caplog.records)
+
+
+def test_a_worker_stuck_setting_up_is_killed_past_the_set_up_limit(sleepy, monkeypatch, caplog):
+    """A set-up that never ends (past ``SETUP_LIMIT_S``) is a hung worker: killed, replaced,
+    and the next decision is thought by the new one."""
+    room, best = sleepy
+    monkeypatch.setattr(cpu, "HANG_GRACE_S", 0.2)
+    monkeypatch.setattr(cpu, "SETUP_LIMIT_S", 1.5)
+
+    async def main():
+        pool = cpu.CpuPool(workers=1, think_s=0.2)
+        await pool.ready()
+        stuck = pool.worker_pids()[0]
+        try:
+            await pool.decide(room, room.turn, "setup:60")
+            deadline = time.monotonic() + 30
+            while pool.worker_pids()[0] in (stuck, None) or pool.stats()["restarts"] == 0:
+                assert time.monotonic() < deadline, "the stuck worker was never replaced"
+                await asyncio.sleep(0.1)
+            await pool.ready()
+            return stuck, pool.worker_pids(), await asyncio.wait_for(pool.decide(room, room.turn, "sleep:0"), 30)
+        finally:
+            pool.close()
+
+    stuck, pids, after = asyncio.run(main())
+    assert stuck not in pids and after == best
+    assert any("did not answer" in r.getMessage() for r in caplog.records)
+
+
 def test_workers_that_die_at_start_are_respawned_with_back_off(monkeypatch, caplog):
     """A worker that exits at once: each death is logged with the wait before the next start,
     and the waits double, so 4 s see a handful of starts, not one after another."""

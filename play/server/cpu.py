@@ -21,7 +21,11 @@ A CPU's level stays honest under load:
   CPUs rather than make every table slow;
 - a worker that gives no answer ``HANG_GRACE_S`` past the limit is killed and replaced; a
   worker that stops is started again after a wait that doubles with each death in a row
-  (reset by an answered decision), with a log line each time.
+  (reset by an answered decision), with a log line each time;
+- a worker says when it has a decision and when it starts thinking it: one still setting up
+  at that point (building an engine or loading a player for the first time, slow on a busy
+  machine) is slow, not hung. Its decision is played at random and it may finish the set-up
+  (``SETUP_LIMIT_S``), so that its replacement does not start the same set-up over.
 
 A position travels to a worker process as its engine's fields without the engine (the
 worker has its own engine for the same rules); threads share the engine and get a clone.
@@ -79,10 +83,16 @@ BACKOFF_MAX_S = 60.0
 GIVE_UP_DEATHS = 4
 #: how often :meth:`CpuPool.ready` looks whether every worker has started
 READY_POLL_S = 0.05
+#: how long a worker may set up one decision (build an engine, load a player) before it is
+#: taken for hung; its decision is played at random at the usual limit meanwhile
+SETUP_LIMIT_S = 120.0
 #: what the server sends a worker to stop the decision it is thinking (its room was dropped)
 STOP_SIGNAL = signal.SIGUSR1
 #: a worker's answer: the action, an error, or the decision stopped (limit or server)
 OK, FAILED, STOPPED = "ok", "failed", "stopped"
+#: a worker's word on a decision before its answer: it has it (and sets up what it needs),
+#: and it starts thinking it
+STARTED, THINKING = "started", "thinking"
 
 
 class Decision(NamedTuple):
@@ -280,6 +290,9 @@ class Job:
     decision: Decision
     future: asyncio.Future
     started: float = 0.0
+    stage: str = ""
+    """what the worker said of it so far: nothing, ``STARTED`` or ``THINKING``"""
+    thinking_at: float | None = None
 
 
 @dataclass(eq=False)
@@ -360,7 +373,7 @@ class Workers:
             except (OSError, ValueError):
                 self._lost(slot, "stopped")
                 continue
-            slot.deadline = self.loop.call_later(self.think_s + HANG_GRACE_S, self._hung, slot, job)
+            slot.deadline = self.loop.call_later(self.think_s + HANG_GRACE_S, self._overdue, slot, job)
 
     def _cancel(self, job: Job) -> None:
         """A decision no longer wanted: the worker thinking it stops it (a queued one is
@@ -381,12 +394,16 @@ class Workers:
         if job_id is None:  # the worker has started
             if not slot.ready.done():
                 slot.ready.set_result(True)
+        elif slot.job is not None and slot.job.id == job_id and status in (STARTED, THINKING):
+            self._progress(slot, slot.job, status)
+            return
         elif slot.job is not None and slot.job.id == job_id:
             job, slot.job = slot.job, None
             slot.deadline.cancel()
             slot.deaths = 0
             if not job.future.cancelled():
-                self.load.record(job.decision.level, self.loop.time() - job.started)
+                since = job.thinking_at if job.thinking_at is not None else job.started
+                self.load.record(job.decision.level, self.loop.time() - since)
             if not job.future.done():
                 if status == OK:
                     job.future.set_result(value)
@@ -396,11 +413,40 @@ class Workers:
                     job.future.set_exception(RuntimeError(value))
         self._feed()
 
+    def _progress(self, slot: Slot, job: Job, stage: str) -> None:
+        """The worker has the decision, or starts thinking it: from then on it has the
+        thinking limit and the grace (its set-up is not counted)."""
+        job.stage = stage
+        if stage != THINKING:
+            return
+        job.thinking_at = self.loop.time()
+        slot.deadline.cancel()
+        # (a decision played at random while its worker set up is thought all the same, within
+        # the limit: a stop signal sent now could reach the worker's next decision instead)
+        slot.deadline = self.loop.call_later(self.think_s + HANG_GRACE_S, self._hung, slot, job)
+
+    def _overdue(self, slot: Slot, job: Job) -> None:
+        """No answer within the limit and the grace: a worker still setting up the decision
+        is slow, not hung (its decision is played at random; it may finish the set-up), any
+        other is hung."""
+        if slot.job is not job or slot.proc is None:
+            return
+        if job.stage != STARTED:
+            self._hung(slot, job)
+            return
+        waited = self.loop.time() - job.started
+        log.warning("a CPU worker process (pid %d) is still setting up after %.1f s (building an "
+                    "engine or loading a player); its move is played at random, and it has %.0f s "
+                    "to finish", slot.proc.pid, waited, SETUP_LIMIT_S)
+        if not job.future.done():
+            job.future.set_exception(DecisionTimeout("still setting up"))
+        slot.deadline = self.loop.call_later(max(0.0, SETUP_LIMIT_S - waited), self._hung, slot, job)
+
     def _hung(self, slot: Slot, job: Job) -> None:
         if slot.job is not job or slot.proc is None:
             return
         log.error("a CPU worker process (pid %d) did not answer in %.1f s; killing it",
-                  slot.proc.pid, self.think_s + HANG_GRACE_S)
+                  slot.proc.pid, self.loop.time() - job.started)
         slot.proc.kill()
         self._lost(slot, "did not answer")
 
@@ -487,11 +533,13 @@ class Guard:
     """A worker process's decision in progress: the server's stop signal raises
     :class:`DecisionStopped` in it, and so does its alarm once the player starts thinking
     (``think_s``; loading a player or building an engine the first time is not thinking). A
-    signal between decisions does nothing."""
+    stop during the set-up lets the set-up finish (the next decisions need it) and stops the
+    decision as its thinking starts. A signal between decisions does nothing."""
 
     def __init__(self):
         self.busy = False
         self.thinking = False
+        self.stop_wanted = False
 
     def install(self) -> None:
         signal.signal(signal.SIGALRM, self.stop)
@@ -499,22 +547,28 @@ class Guard:
 
     def stop(self, signum, frame) -> None:
         timed_out = signum == signal.SIGALRM
-        if self.busy and (self.thinking or not timed_out):
+        if self.busy and self.thinking:
             self.busy = self.thinking = False
             raise DecisionStopped("past the thinking limit" if timed_out else "stopped by the server")
+        if self.busy and not timed_out:
+            self.stop_wanted = True
 
     @contextlib.contextmanager
     def decision(self):
         self.busy = True
+        self.stop_wanted = False
         try:
             yield
         finally:
-            self.busy = self.thinking = False
+            self.busy = self.thinking = self.stop_wanted = False
             signal.setitimer(signal.ITIMER_REAL, 0)
 
     @contextlib.contextmanager
     def limit(self, seconds: float):
         """The thinking itself, stopped past ``seconds``."""
+        if self.stop_wanted:
+            self.busy = False
+            raise DecisionStopped("stopped by the server")
         self.thinking = True
         signal.setitimer(signal.ITIMER_REAL, seconds)
         try:
@@ -547,12 +601,21 @@ def _worker_main(conn) -> None:
             return
         try:
             with guard.decision():
-                answer = (job_id, OK, think(decision, guard.limit(think_s)))
+                conn.send((job_id, STARTED, None))
+                answer = (job_id, OK, think(decision, _said_thinking(conn, job_id, guard.limit(think_s))))
         except DecisionStopped as stop:
             answer = (job_id, STOPPED, str(stop))
         except Exception as err:  # noqa: BLE001 - reported to the server, which plays on
             answer = (job_id, FAILED, f"{type(err).__name__}: {err}")
         conn.send(answer)
+
+
+@contextlib.contextmanager
+def _said_thinking(conn, job_id: int, limit):
+    """``limit`` (the thinking), once the server is told that the thinking starts."""
+    conn.send((job_id, THINKING, None))
+    with limit:
+        yield
 
 
 def think(decision: Decision, thinking=None) -> int:
