@@ -38,6 +38,11 @@ CHROMIUM_ARGS = [
 ]
 #: How long one step of a game may take to show (a move, a CPU reply); CPUs play at once.
 STEP_MS = 15_000
+#: How long a turn may take to come round to the page: the CPU seats before it each reply,
+#: and on a loaded machine a CPU worker's first move of a table's rules waits for the worker
+#: to build its engine (the server plays it at random after the thinking limit and its grace,
+#: 10 s); in ms
+TURN_MS = 4 * STEP_MS
 #: Where the page keeps the table's view, and the two views (play/page/view.js).
 VIEW_KEY = "climbrl.view"
 VIEWS = ("angled", "top-down")
@@ -208,7 +213,7 @@ def next_deal(page: Page) -> None:
     page.get_by_role("button", name=re.compile(r"^(Next deal|New match)$")).click()
 
 
-def wait_turn_or_dialog(page: Page, timeout: float = STEP_MS) -> str:
+def wait_turn_or_dialog(page: Page, timeout: float = TURN_MS) -> str:
     """Waits until it is this page's turn ("turn") or a dialog is up ("dialog")."""
     turn = controls(page).get_by_text(re.compile(r"^Your turn")).first
     dialog = page.get_by_role("dialog")

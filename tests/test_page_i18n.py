@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from page_helpers import (  # noqa: F401  (fixtures)
-    STEP_MS,
+    TURN_MS,
     browser,
     expect,
     expect_lobby_ready,
@@ -41,9 +41,6 @@ RANK_TOKENS = {"J", "Q", "K", "A", "BJ", "RJ"}
 MAX_DECISIONS = 120
 #: the decision after which the table is checked mid-round
 MID_ROUND = 3
-#: how long a turn may take to come round on a loaded machine (the CPU workers start with the
-#: first room), in ms
-TURN_MS = 4 * STEP_MS
 
 
 def load_catalog(code: str) -> dict:
