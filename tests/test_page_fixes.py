@@ -1,14 +1,17 @@
 """Small fixes of the table page, each with the test that caught it: event signs that outlived
 their state, the Dou Dizhu stake box before any bid, the status line under the "You" tag, the
-lobby's start buttons below the fold, two "Your name" fields on the join page."""
+lobby's start buttons below the fold, two "Your name" fields on the join page, a refused hint
+said only in a passing toast."""
 
 from __future__ import annotations
 
+import json
 import re
 
 from page_helpers import (  # noqa: F401  (fixtures)
     FrameRelay,
     browser,
+    controls,
     expect,
     new_page,
     requires_browser,
@@ -113,3 +116,48 @@ def test_join_page_has_one_name_field(new_page, table_server):
     page.goto(table_server + "/")
     expect(page.get_by_label("Your name")).to_have_count(1)
     expect(page.get_by_role("textbox", name="Your name")).to_be_visible()
+
+
+def test_a_refused_hint_is_said_in_the_status_line_until_the_table_moves(new_page, table_server):
+    """A hint the server refuses (``busy``: the client's work budget spent) was said only in a
+    toast that goes after 4 s; the status line kept saying whose turn it was. It now says the
+    refusal until the table moves on. The page's hint requests get ``busy`` from the test."""
+    page = new_page()
+    busy = {"code": "busy", "message": "the server is busy"}
+
+    def refuse_hints(ws) -> None:
+        server = ws.connect_to_server()
+
+        def to_server(message) -> None:
+            msg = json.loads(message) if isinstance(message, str) else {}
+            if msg.get("type") == "hint":
+                ws.send(json.dumps({"type": "error", **busy, "re": msg["id"]}))
+            else:
+                server.send(message)
+
+        ws.on_message(to_server)
+
+    page.route_web_socket(re.compile(r"/ws$"), refuse_hints)
+    start_game(page, table_server, "Dou Dizhu", "Easy")
+    panel = controls(page)
+    hint = panel.get_by_role("button", name="Hint")
+    for _ in range(4):  # the bidding: this seat bids the most it may, until the play starts
+        assert wait_turn_or_dialog(page) == "turn"
+        bids = panel.get_by_role("button", name=re.compile(r"^Bid \d$"))
+        if not bids.count():
+            break
+        bids.last.click()
+    expect(hint).to_be_enabled()
+    status = table(page).get_by_role("status", name="Status line")
+    hint.click()
+    expect(status).to_have_text("The server is busy; wait a moment and try again.")
+    expect(status).to_have_class(re.compile(r"\bbad\b"))
+    expect(page.locator("#toast")).to_be_hidden()  # the toast's 4 s are over
+    expect(status).to_have_text("The server is busy; wait a moment and try again.")
+    # the table moves on (a pass, or a play): the status line leaves the refusal
+    pass_button = panel.get_by_role("button", name="Pass", exact=True)
+    if pass_button.is_enabled():
+        pass_button.click()
+    else:  # this seat leads: a card lifted is the table's change
+        panel.get_by_role("group", name="Your cards").get_by_role("button", disabled=False).first.click()
+    expect(status).not_to_have_text("The server is busy; wait a moment and try again.")

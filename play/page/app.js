@@ -366,6 +366,14 @@ function updateStatus() {
     else s.text = t("status.give_choose", { n: need, chosen: picked.length });
     return;
   }
+  if (ui.hint && ui.hint.error) {
+    if (ui.hint.v === st.v) {
+      s.text = ui.hint.error;
+      s.tone = "bad";
+      return;
+    }
+    ui.hint = null;
+  }
   if (ui.hint && (ui.selected.size || !(ui.hint.cards || []).length)) {
     const pass = !(ui.hint.cards || []).length;
     const at = { n: ui.hint.index + 1, of: ui.hint.of };
@@ -443,9 +451,14 @@ function act(a) {
     ui.giveQueue = (st.hand || []).filter((c) => ui.selected.has(c.id)).map((c) => ({ id: c.id, text: c.text }));
     sendNextGive();
   } else if (a.kind === "hint") {
+    const v = st.v;
     app.conn.request({ type: "hint" }).then((r) => {
       if (r.type === "error") {
+        // (a busy server, say): the status line says so until the table moves on, not only a
+        // passing toast
         toast(errorText(r));
+        ui.hint = { error: errorText(r), v };
+        render();
         return;
       }
       ui.selected = new Set(r.cards);
