@@ -41,6 +41,13 @@ def _nth_legal(mask, n):
     return legal[n % len(legal)]
 
 
+#: more decisions than one seat of a 3-player Daifugo round can take: at most 18 plays (each
+#: plays a card or more of its 18), and a pass only after another seat played (at most 36
+#: cards between them), so every table ends a round within these steps. Regression: 24 steps
+#: a table (96 in all) left every round unfinished in one run (the policies are not seeded)
+ROUND_DECISIONS = 18 + 36 + 1
+
+
 def test_a_collector_collects_n_steps_with_masked_policies(tianshou):
     from tianshou.algorithm.modelfree.dqn import DiscreteQLearningPolicy
     from tianshou.algorithm.random import MARLRandomDiscreteMaskedOffPolicyAlgorithm
@@ -57,10 +64,10 @@ def test_a_collector_collects_n_steps_with_masked_policies(tianshou):
                                   action_space=space, eps_inference=0.3)
     random = MARLRandomDiscreteMaskedOffPolicyAlgorithm(space)
     for policy in (dqn, random):
-        collector = Collector(policy, envs, VectorReplayBuffer(400, 4), exploration_noise=True)
+        collector = Collector(policy, envs, VectorReplayBuffer(4 * ROUND_DECISIONS, 4), exploration_noise=True)
         # an illegal move would be a ValueError from the tables: the masks reach the policy
-        collected = collector.collect(n_step=96, reset_before_collect=True)
-        assert collected.n_collected_steps == 96
+        collected = collector.collect(n_step=4 * ROUND_DECISIONS, reset_before_collect=True)
+        assert collected.n_collected_steps == 4 * ROUND_DECISIONS
         assert collected.n_collected_episodes > 0  # finished tables were reset by id
         assert _legal_acts(collector.buffer)
     # random collection (a trainer's warm-up) samples each table's action space: legal ids
