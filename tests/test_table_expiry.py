@@ -79,14 +79,18 @@ def test_a_room_with_someone_connected_is_kept_and_leaving_restarts_its_clock(tm
     server = app.state.server
     with TestClient(app) as tc:
         with tc.websocket_connect("/ws") as ws:
-            room = TableClient(ws).create(**ROOM)["room"]
+            client = TableClient(ws)
+            room = client.create(**ROOM)["room"]
+            # the CPUs play up to the person's turn before they leave: a CPU move stored after
+            # the room is aged below uses it again (regression: the test failed twice in CI on a
+            # loaded machine; the wait below went on after 10 s whether or not the CPUs were done)
+            client.until(client.my_turn)
             age(db, room, 2)
             assert tc.portal.call(server.expire_rooms) == [] and room in server.rooms
         # the person left just now: the room counts as used now, not two days ago
-        # and the CPUs have played up to the person's turn: a CPU move landing after the room
-        # is aged below used it again (regression: the test failed when one did)
-        deadline = time.monotonic() + 10
-        while (server.conns.get(room) or room in server.cpu_tasks) and time.monotonic() < deadline:
+        deadline = time.monotonic() + 60
+        while server.conns.get(room) or room in server.cpu_tasks:
+            assert time.monotonic() < deadline, "the person's leaving or a CPU move never ended"
             time.sleep(0.01)
         assert tc.portal.call(server.expire_rooms) == [] and room in server.rooms
         age(db, room, 2)
