@@ -174,11 +174,23 @@ def _played(tc, moves: int, **settings) -> tuple[str, str, dict]:
 LEAVE_MEMORY_S = 60
 
 
+def _holding(server, room_id: str) -> dict:
+    """What keeps a room in memory (``unload_idle``'s conditions), for a failure's message."""
+    room = server.rooms.get(room_id)
+    lock = server.locks.get(room_id)
+    return {"connections": len(server.conns.get(room_id) or ()), "cpu_task": room_id in server.cpu_tasks,
+            "grace": [k[1] for k in server.grace_tasks if k[0] == room_id],
+            "locked": lock is not None and lock.locked(),
+            "idle_s": round(time.monotonic() - server.used.get(room_id, 0.0), 3),
+            "version": room.v if room is not None else None,
+            "cpu_to_move": room.cpu_to_move() if room is not None else None}
+
+
 def _left_memory(tc, server, room_id: str) -> None:
     """Wait until the room has left memory (the server's own check, or this one's)."""
     deadline = time.monotonic() + LEAVE_MEMORY_S
     while room_id in server.rooms:
-        assert time.monotonic() < deadline, "the room did not leave memory"
+        assert time.monotonic() < deadline, f"the room did not leave memory: {_holding(server, room_id)}"
         tc.portal.call(_unload, server)
         time.sleep(0.02)
 
