@@ -59,8 +59,9 @@ export class Lobby {
 
   updateHotseat() {
     const button = this.form.querySelector("#hotseat-button");
-    button.dataset.i18nN = this.players();
-    button.textContent = t("lobby.hotseat", { n: this.players() });
+    const n = this.players();
+    button.dataset.i18nN = n;
+    button.textContent = t("lobby.hotseat", { n });
   }
 
   players() {
